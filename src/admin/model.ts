@@ -1,0 +1,153 @@
+import { t } from 'elysia'
+import type { CampaignRow, RetiredNumberRow } from '../db/stores/campaign-store'
+import type { ApiKeyRow } from '../db/stores/key-store'
+import type { OrgRow } from '../db/stores/org-store'
+import { iso, isoOrNull } from '../jobs/clock'
+import { strict } from '../api/shared'
+
+// Admin limits go up to 100000 (DESIGN.md "Contract details").
+const rate = (min = 1) => t.Integer({ minimum: min, maximum: 100_000 })
+const Name = t.String({ minLength: 1, maxLength: 200 })
+const PersonInput = t.Object({ id: t.Optional(t.String()), name: t.String({ minLength: 1, maxLength: 200 }) }, strict)
+
+const orgFields = {
+  name: Name,
+  timezone: t.String({ minLength: 1, maxLength: 64 }),
+  rate_usd_per_minute: t.Number({ minimum: 0, maximum: 100 }),
+  plan_requests_per_minute: rate(120),
+  recording_enabled: t.Boolean(),
+  webhook_endpoint_limit: t.Integer({ minimum: 0, maximum: 1000 }),
+  outcome_labels: t.Record(t.String({ maxLength: 100 }), t.String()),
+}
+
+export const CreateOrgBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(orgFields), ['name']))], strict)
+export const PatchOrgBody = t.Partial(t.Object(orgFields), strict)
+
+const keyFields = {
+  name: Name,
+  permissions: t.Array(t.String(), { maxItems: 50 }),
+  campaign_ids: t.Nullable(t.Array(t.String(), { maxItems: 1000 })),
+  max_concurrent: t.Integer({ minimum: 1, maximum: 50 }),
+  requests_per_minute: rate(),
+  burst: rate(),
+  leads_per_minute: rate(),
+  expires_at: t.Nullable(t.String({ format: 'date-time' })),
+}
+
+export const CreateKeyBody = t.Object(
+  {
+    name: keyFields.name,
+    mode: t.Union([t.Literal('live'), t.Literal('test')]),
+    permissions: t.Optional(keyFields.permissions),
+    campaign_ids: t.Optional(keyFields.campaign_ids),
+    max_concurrent: t.Optional(keyFields.max_concurrent),
+    requests_per_minute: t.Optional(keyFields.requests_per_minute),
+    burst: t.Optional(keyFields.burst),
+    leads_per_minute: t.Optional(keyFields.leads_per_minute),
+    expires_at: t.Optional(keyFields.expires_at),
+  },
+  strict,
+)
+export const PatchKeyBody = t.Partial(t.Object({ ...keyFields, disabled: t.Boolean() }), strict)
+
+const campaignFields = {
+  name: Name,
+  status: t.Union([t.Literal('draft'), t.Literal('active'), t.Literal('paused'), t.Literal('completed')]),
+  lines: t.Integer({ minimum: 1, maximum: 1000 }),
+  sdrs: t.Array(PersonInput, { maxItems: 500 }),
+  closers: t.Array(PersonInput, { maxItems: 500 }),
+  requires_consent: t.Boolean(),
+  call_now_default: t.Boolean(),
+  late_minutes: t.Integer({ minimum: 1, maximum: 1440 }),
+  calling_hours: t.Object({ start: t.String(), end: t.String() }, strict),
+  max_attempts: t.Integer({ minimum: 1, maximum: 50 }),
+  retry_minutes: t.Integer({ minimum: 1, maximum: 43_200 }),
+  duplicate_window_hours: t.Integer({ minimum: 0, maximum: 8760 }),
+  cooldown_hours: t.Integer({ minimum: 0, maximum: 8760 }),
+  spend_cap_usd: t.Nullable(t.Number({ minimum: 0, maximum: 100_000_000 })),
+}
+
+export const CreateCampaignBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(campaignFields), ['name']))], strict)
+export const PatchCampaignBody = t.Partial(t.Object(campaignFields), strict)
+
+export const RetireNumberBody = t.Object(
+  { phone: t.String({ minLength: 1, maxLength: 32 }), livemode: t.Optional(t.Boolean()), reason: t.Optional(t.String({ maxLength: 500 })) },
+  strict,
+)
+
+export const ClockBody = t.Object(
+  { advance_seconds: t.Optional(t.Number({ minimum: 0, maximum: 400 * 86_400 })), now: t.Optional(t.String({ format: 'date-time' })) },
+  strict,
+)
+
+export const adminListQuery = t.Object(
+  { limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, 'x-param': 'limit' })), starting_after: t.Optional(t.String({ 'x-param': 'starting_after' })) },
+  strict,
+)
+
+export const presentOrg = (o: OrgRow) => ({
+  id: o.id,
+  object: 'organization',
+  name: o.name,
+  timezone: o.timezone,
+  rate_usd_per_minute: o.rateUsdPerMinute,
+  plan_requests_per_minute: o.planRequestsPerMinute,
+  recording_enabled: o.recordingEnabled,
+  webhook_endpoint_limit: o.webhookEndpointLimit,
+  outcome_labels: o.outcomeLabels,
+  created: iso(o.created),
+  updated: iso(o.updated),
+})
+
+export const presentKey = (k: ApiKeyRow, secret?: string) => ({
+  id: k.id,
+  object: 'api_key',
+  org_id: k.orgId,
+  name: k.name,
+  mode: k.mode,
+  livemode: k.mode === 'live',
+  permissions: k.permissions,
+  campaign_ids: k.campaignIds,
+  max_concurrent: k.maxConcurrent,
+  requests_per_minute: k.requestsPerMinute,
+  burst: k.burst,
+  leads_per_minute: k.leadsPerMinute,
+  expires_at: isoOrNull(k.expiresAt),
+  disabled: k.disabled,
+  revoked_at: isoOrNull(k.revokedAt),
+  created: iso(k.created),
+  updated: iso(k.updated),
+  ...(secret ? { secret } : {}),
+})
+
+export const presentAdminCampaign = (c: CampaignRow) => ({
+  id: c.id,
+  object: 'campaign',
+  org_id: c.orgId,
+  name: c.name,
+  status: c.status,
+  lines: c.lines,
+  sdrs: c.sdrs,
+  closers: c.closers,
+  requires_consent: c.requiresConsent,
+  call_now_default: c.callNowDefault,
+  late_minutes: c.lateMinutes,
+  calling_hours: { start: c.callingHoursStart, end: c.callingHoursEnd },
+  max_attempts: c.maxAttempts,
+  retry_minutes: c.retryMinutes,
+  duplicate_window_hours: c.duplicateWindowHours,
+  cooldown_hours: c.cooldownHours,
+  spend_cap_usd: c.spendCapUsd,
+  created: iso(c.created),
+  updated: iso(c.updated),
+})
+
+export const presentRetired = (r: RetiredNumberRow) => ({
+  id: r.id,
+  object: 'retired_number',
+  campaign_id: r.campaignId,
+  phone: r.phone,
+  livemode: r.livemode,
+  reason: r.reason,
+  created: iso(r.created),
+})

@@ -1,0 +1,110 @@
+import { Elysia, t } from 'elysia'
+import { ApiError, invalid, notFound } from '../errors'
+import { iso } from '../jobs/clock'
+import { listReply } from '../http/paging'
+import { ADMIN_PREFIX } from '../http/pipeline'
+import type { Services } from '../services'
+import {
+  adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, PatchCampaignBody, PatchKeyBody,
+  PatchOrgBody, presentAdminCampaign, presentKey, presentOrg, presentRetired, RetireNumberBody,
+} from './model'
+
+const orgParams = t.Object({ id: t.String({ format: 'uuid' }) })
+const keyParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) })
+const detail = (summary: string) => ({ tags: ['Admin'], summary, hide: true })
+
+/**
+ * The operator's API (DESIGN.md "Admin API"): Bearer admin token (checked by the request
+ * pipeline), `{ data }` replies, the external API's error envelope.
+ */
+export const adminRoutes = (s: Services) =>
+  new Elysia({ prefix: ADMIN_PREFIX })
+    // ---- organizations ----
+    .post('/orgs', ({ body, set }) => {
+      set.status = 201
+      return { data: presentOrg(s.orgs.create(body)) }
+    }, { body: CreateOrgBody, detail: detail('Create an organization') })
+    .get('/orgs', ({ query }) => {
+      const limit = query.limit ?? 50
+      return listReply(s.orgs.list(limit + 1, query.starting_after), limit, presentOrg)
+    }, { query: adminListQuery, detail: detail('List organizations') })
+    .get('/orgs/:id', ({ params }) => ({ data: presentOrg(s.orgs.get(params.id)) }), { params: orgParams, detail: detail('Get an organization') })
+    .patch('/orgs/:id', ({ params, body }) => ({ data: presentOrg(s.orgs.update(params.id, body)) }), {
+      params: orgParams, body: PatchOrgBody, detail: detail('Change an organization'),
+    })
+
+    // ---- API keys ----
+    .post('/orgs/:id/keys', ({ params, body, set }) => {
+      const { key, secret } = s.keys.create(params.id, body)
+      set.status = 201
+      return { data: presentKey(key, secret) }
+    }, { params: orgParams, body: CreateKeyBody, detail: detail('Create an API key (the secret is shown once)') })
+    .get('/orgs/:id/keys', ({ params, query }) => {
+      const limit = query.limit ?? 50
+      return listReply(s.keys.listForOrg(params.id, limit + 1, query.starting_after), limit, (k) => presentKey(k))
+    }, { params: orgParams, query: adminListQuery, detail: detail('List API keys') })
+    .get('/keys/:id', ({ params }) => ({ data: presentKey(s.keys.get(params.id)) }), { params: keyParams, detail: detail('Get an API key') })
+    .patch('/keys/:id', ({ params, body }) => {
+      const key = s.keys.update(params.id, body)
+      s.limits.requests.forget(key.id)
+      return { data: presentKey(key) }
+    }, { params: keyParams, body: PatchKeyBody, detail: detail('Change an API key') })
+    .post('/keys/:id/revoke', ({ params }) => ({ data: presentKey(s.keys.revoke(params.id)) }), {
+      params: keyParams, detail: detail('Revoke an API key'),
+    })
+
+    // ---- campaigns ----
+    .post('/orgs/:id/campaigns', ({ params, body, set }) => {
+      set.status = 201
+      return { data: presentAdminCampaign(s.campaigns.create(params.id, body)) }
+    }, { params: orgParams, body: CreateCampaignBody, detail: detail('Create a campaign') })
+    .get('/orgs/:id/campaigns', ({ params, query }) => {
+      const limit = query.limit ?? 50
+      return listReply(s.campaigns.listForOrg(params.id, limit + 1, query.starting_after), limit, presentAdminCampaign)
+    }, { params: orgParams, query: adminListQuery, detail: detail('List campaigns') })
+    .get('/campaigns/:id', ({ params }) => ({ data: presentAdminCampaign(s.campaigns.getAny(params.id)) }), {
+      params: orgParams, detail: detail('Get a campaign with all its settings'),
+    })
+    .patch('/campaigns/:id', ({ params, body }) => ({ data: presentAdminCampaign(s.campaigns.update(params.id, body)) }), {
+      params: orgParams, body: PatchCampaignBody, detail: detail('Change a campaign'),
+    })
+    .post('/campaigns/:id/retired_numbers', ({ params, body, set }) => {
+      set.status = 201
+      return { data: presentRetired(s.campaigns.retireNumber(params.id, body.phone, body.livemode ?? true, body.reason ?? 'manual')) }
+    }, { params: orgParams, body: RetireNumberBody, detail: detail('Retire a number in a campaign') })
+    .get('/campaigns/:id/retired_numbers', ({ params, query }) => {
+      const limit = query.limit ?? 50
+      return listReply(s.campaigns.listRetired(params.id, limit + 1, query.starting_after), limit, presentRetired)
+    }, { params: orgParams, query: adminListQuery, detail: detail("List a campaign's retired numbers") })
+    .delete('/campaigns/:id/retired_numbers/:numberId', ({ params }) =>
+      ({ data: presentRetired(s.campaigns.unretireNumber(params.id, params.numberId)) }), {
+      params: t.Object({ id: t.String({ format: 'uuid' }), numberId: t.String({ format: 'uuid' }) }),
+      detail: detail('Put a retired number back in use'),
+    })
+
+    // ---- periodic jobs ----
+    .get('/jobs', () => ({ data: s.scheduler.jobNames().map((name) => ({ name })) }), { detail: detail('List periodic jobs') })
+    .post('/jobs/:name/run', async ({ params }) => {
+      const ran = await s.scheduler.runNow(params.name)
+      if (!ran) throw notFound(`No job named "${params.name}". Jobs: ${s.scheduler.jobNames().join(', ')}.`)
+      return { data: { name: params.name, ran_at: iso(s.clock.now()) } }
+    }, { params: t.Object({ name: t.String({ maxLength: 100 }) }), detail: detail('Run a periodic job now') })
+
+    // ---- fake clock (DIALER_FAKE_CLOCK=1 only) ----
+    .get('/clock', () => {
+      if (!s.fakeScheduler) throw notFound('The clock can only be read here with DIALER_FAKE_CLOCK=1.')
+      return { data: { now: iso(s.clock.now()) } }
+    }, { detail: detail('Read the fake clock') })
+    .post('/clock', async ({ body }) => {
+      const fake = s.fakeScheduler
+      if (!fake) throw notFound('The clock can only be moved with DIALER_FAKE_CLOCK=1.')
+      if ((body.advance_seconds === undefined) === (body.now === undefined)) {
+        throw invalid('Send either advance_seconds or now.', body.now === undefined ? 'advance_seconds' : 'now')
+      }
+      const target = body.now !== undefined ? Date.parse(body.now) : s.clock.now() + Math.round(body.advance_seconds! * 1000)
+      if (target < s.clock.now()) {
+        throw new ApiError('invalid_request', 'The clock only moves forward.', { param: 'now' })
+      }
+      await fake.advanceTo(target)
+      return { data: { now: iso(s.clock.now()) } }
+    }, { body: ClockBody, detail: detail('Move the fake clock, running everything that came due') })

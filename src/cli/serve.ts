@@ -1,0 +1,53 @@
+import { createApp } from '../app'
+import type { Config } from '../config'
+import { logger } from '../log'
+import { createServices } from '../services'
+import { VERSION } from '../version'
+import { seedDemo } from './demo'
+
+/** `dialer serve [--demo]`: runs the API until SIGTERM or SIGINT. */
+export async function serve(config: Readonly<Config>, options: { demo: boolean }): Promise<void> {
+  const services = createServices(config)
+  const app = createApp(services)
+  app.listen({ port: config.port, hostname: config.host })
+  const port = app.server?.port ?? config.port
+  const base = `http://${config.host}:${port}`
+  logger.info('listening', { url: base, version: VERSION, data_dir: config.dataDir, fake_clock: config.fakeClock })
+
+  const out: string[] = [`Dialer ${VERSION} listening on ${base}`, `  API docs:     ${base}/docs`]
+  if (services.adminToken.minted) {
+    out.push(`  Admin token (shown once; keep it, or set DIALER_ADMIN_TOKEN): ${services.adminToken.minted}`)
+  }
+  if (options.demo) {
+    const demo = seedDemo(services)
+    out.push(
+      '',
+      demo.created ? 'Demo organization created.' : 'Demo organization found; new demo keys minted.',
+      `  Organization: ${demo.orgId}`,
+      `  Campaign:     ${demo.campaignId} (active)`,
+      `  Live key:     ${demo.live.id}`,
+      `  Live secret:  ${demo.live.secret}`,
+      `  Test key:     ${demo.test.id}`,
+      `  Test secret:  ${demo.test.secret}`,
+      '',
+      'Try it:',
+      `  curl -u ${demo.live.id}:${demo.live.secret} ${base}/api/v1/external/campaigns`,
+      `  curl -u ${demo.test.id}:${demo.test.secret} "${base}/api/v1/external/dnc/check?phone=%2B14155550123"`,
+    )
+  }
+  process.stdout.write(out.join('\n') + '\n\n')
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info('stopping', { signal })
+    // Stop taking new connections; requests already in flight finish first.
+    await app.stop(false)
+    services.close()
+    logger.info('stopped', {})
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}

@@ -1,0 +1,113 @@
+import { join, resolve } from 'node:path'
+
+/** Everything the process reads from its environment and flags, validated once at start-up. */
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  /** SQLite file inside dataDir, or ':memory:' in tests. */
+  readonly databasePath: string
+  readonly publicUrl: string
+  /** Plain admin token from the environment; null means "use the stored hash, or mint one". */
+  readonly adminToken: string | null
+  readonly fakeClock: boolean
+  readonly simSpeed: number
+  readonly webhookAllowPrivate: boolean
+  readonly synchronous: 'NORMAL' | 'FULL'
+  readonly authFailuresPerMinute: number
+  readonly trustProxy: boolean
+  readonly logRequests: boolean
+  readonly apiVersion: string
+}
+
+export class ConfigError extends Error {}
+
+type Source = Record<string, string | undefined>
+
+/**
+ * Reads the config from env, with flags (already parsed by the CLI) taking precedence.
+ * Throws ConfigError with a message naming the setting when a value is unusable.
+ */
+export function loadConfig(env: Source = process.env, flags: Source = {}): Readonly<Config> {
+  const pick = (flag: string, name: string) => flags[flag] ?? env[name]
+
+  // 8080: the port the spec examples and the demo curl line use.
+  const port = integer(pick('port', 'DIALER_PORT') ?? '8080', 'DIALER_PORT', 0, 65535)
+  // Loopback by default: an operator must choose to expose the API (usually behind a proxy).
+  const host = nonEmpty(pick('host', 'DIALER_HOST') ?? '127.0.0.1', 'DIALER_HOST')
+  // ./data holds the SQLite file, exports and recordings.
+  const dataDir = resolve(nonEmpty(pick('data-dir', 'DIALER_DATA_DIR') ?? './data', 'DIALER_DATA_DIR'))
+  const databasePath = pick('database', 'DIALER_DATABASE') ?? join(dataDir, 'dialer.db')
+  // Signed links (recordings, exports) point here; defaults to the listening address.
+  const publicUrl = stripSlash(pick('public-url', 'DIALER_PUBLIC_URL') ?? `http://${host}:${port}`)
+  if (!/^https?:\/\/[^/]+/.test(publicUrl)) {
+    throw new ConfigError(`DIALER_PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`)
+  }
+  // Unset: a token is minted on first boot, printed once and stored hashed.
+  const adminToken = pick('admin-token', 'DIALER_ADMIN_TOKEN') ?? null
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('DIALER_ADMIN_TOKEN must be at least 16 characters')
+  }
+  // Off: real time. On: time stands still until POST /api/v1/admin/clock moves it (tests only).
+  const fakeClock = flag(pick('fake-clock', 'DIALER_FAKE_CLOCK') ?? '0', 'DIALER_FAKE_CLOCK')
+  // 1: simulated calls take real-life durations; 2 is twice as fast, 0.02 fifty times slower.
+  const simSpeed = number(pick('sim-speed', 'DIALER_SIM_SPEED') ?? '1', 'DIALER_SIM_SPEED', 0.0001, 1_000_000)
+  // Off: webhook URLs resolving to loopback/private/link-local/metadata addresses are refused.
+  const webhookAllowPrivate = flag(pick('webhook-allow-private', 'DIALER_WEBHOOK_ALLOW_PRIVATE') ?? '0', 'DIALER_WEBHOOK_ALLOW_PRIVATE')
+  // NORMAL: in WAL mode a crash of the process loses nothing; only an OS crash or power cut
+  // may roll back the last commits. FULL adds an fsync per commit for that case too.
+  const synchronousRaw = (pick('synchronous', 'DIALER_SYNCHRONOUS') ?? 'NORMAL').toUpperCase()
+  if (synchronousRaw !== 'NORMAL' && synchronousRaw !== 'FULL') {
+    throw new ConfigError('DIALER_SYNCHRONOUS must be NORMAL or FULL')
+  }
+  // 20 failed authentications a minute per client address (the floor DESIGN.md sets).
+  const authFailuresPerMinute = integer(
+    pick('auth-failures-per-minute', 'DIALER_AUTH_FAILURES_PER_MINUTE') ?? '20',
+    'DIALER_AUTH_FAILURES_PER_MINUTE', 20, 1_000_000,
+  )
+  // Off: the client address is the socket's peer. On: the first X-Forwarded-For hop (behind a proxy you run).
+  const trustProxy = flag(pick('trust-proxy', 'DIALER_TRUST_PROXY') ?? '0', 'DIALER_TRUST_PROXY')
+  // On: one JSON line per request on stdout.
+  const logRequests = flag(pick('log-requests', 'DIALER_LOG_REQUESTS') ?? '1', 'DIALER_LOG_REQUESTS')
+  // The api_version date stamped on every event.
+  const apiVersion = pick('api-version', 'DIALER_API_VERSION') ?? '2026-11-01'
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) throw new ConfigError('DIALER_API_VERSION must be a date, YYYY-MM-DD')
+
+  return Object.freeze({
+    port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
+    webhookAllowPrivate, synchronous: synchronousRaw, authFailuresPerMinute, trustProxy,
+    logRequests, apiVersion,
+  })
+}
+
+function integer(raw: string, name: string, min: number, max: number): number {
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`)
+  }
+  return value
+}
+
+function number(raw: string, name: string, min: number, max: number): number {
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}, got "${raw}"`)
+  }
+  return value
+}
+
+function flag(raw: string, name: string): boolean {
+  const v = raw.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false
+  throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`)
+}
+
+function nonEmpty(raw: string, name: string): string {
+  if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`)
+  return raw.trim()
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, '')
+}

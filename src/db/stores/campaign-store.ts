@@ -1,0 +1,60 @@
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm'
+import type { Db } from '../client'
+import { campaigns, retiredNumbers } from '../schema'
+
+export type CampaignRow = typeof campaigns.$inferSelect
+export type NewCampaign = typeof campaigns.$inferInsert
+export type RetiredNumberRow = typeof retiredNumbers.$inferSelect
+
+export function campaignStore(db: Db) {
+  const byId = db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare()
+  const retired = db.select().from(retiredNumbers)
+    .where(and(
+      eq(retiredNumbers.campaignId, sql.placeholder('campaignId')),
+      eq(retiredNumbers.livemode, sql.placeholder('livemode')),
+      eq(retiredNumbers.phone, sql.placeholder('phone')),
+    )).prepare()
+  return {
+    insert(row: NewCampaign): CampaignRow {
+      return db.insert(campaigns).values(row).returning().get()
+    },
+    update(id: string, changes: Partial<NewCampaign>): CampaignRow | undefined {
+      return db.update(campaigns).set(changes).where(eq(campaigns.id, id)).returning().get()
+    },
+    get(id: string): CampaignRow | undefined {
+      return byId.get({ id })
+    },
+    /** Newest first; `only` limits to a key's campaigns (null: all of the organization). */
+    list(orgId: string, only: readonly string[] | null, limit: number, startingAfter?: string): CampaignRow[] {
+      return db.select().from(campaigns)
+        .where(and(
+          eq(campaigns.orgId, orgId),
+          only ? inArray(campaigns.id, [...only]) : undefined,
+          startingAfter ? lt(campaigns.id, startingAfter) : undefined,
+        ))
+        .orderBy(desc(campaigns.id)).limit(limit).all()
+    },
+    idsOfOrg(orgId: string, ids: readonly string[]): string[] {
+      if (ids.length === 0) return []
+      return db.select({ id: campaigns.id }).from(campaigns)
+        .where(and(eq(campaigns.orgId, orgId), inArray(campaigns.id, [...ids]))).all().map((r) => r.id)
+    },
+    insertRetired(row: typeof retiredNumbers.$inferInsert): RetiredNumberRow | undefined {
+      return db.insert(retiredNumbers).values(row).onConflictDoNothing().returning().get()
+    },
+    findRetired(campaignId: string, livemode: boolean, phone: string): RetiredNumberRow | undefined {
+      return retired.get({ campaignId, livemode: livemode ? 1 : 0, phone })
+    },
+    listRetired(campaignId: string, limit: number, startingAfter?: string): RetiredNumberRow[] {
+      return db.select().from(retiredNumbers)
+        .where(and(eq(retiredNumbers.campaignId, campaignId), startingAfter ? lt(retiredNumbers.id, startingAfter) : undefined))
+        .orderBy(desc(retiredNumbers.id)).limit(limit).all()
+    },
+    deleteRetired(campaignId: string, id: string): RetiredNumberRow | undefined {
+      return db.delete(retiredNumbers)
+        .where(and(eq(retiredNumbers.campaignId, campaignId), eq(retiredNumbers.id, id))).returning().get()
+    },
+  }
+}
+
+export type CampaignStore = ReturnType<typeof campaignStore>

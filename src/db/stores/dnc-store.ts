@@ -1,0 +1,52 @@
+import { and, desc, eq, like, lt, sql } from 'drizzle-orm'
+import type { Db } from '../client'
+import { dncEntries } from '../schema'
+
+export type DncEntryRow = typeof dncEntries.$inferSelect
+export type NewDncEntry = typeof dncEntries.$inferInsert
+
+export interface DncScope {
+  orgId: string
+  livemode: boolean
+}
+
+export function dncStore(db: Db) {
+  const byPhone = db.select().from(dncEntries)
+    .where(and(
+      eq(dncEntries.orgId, sql.placeholder('orgId')),
+      eq(dncEntries.livemode, sql.placeholder('livemode')),
+      eq(dncEntries.phone, sql.placeholder('phone')),
+    )).prepare()
+  return {
+    /** Inserts unless the number is already listed; undefined means it was. */
+    insert(row: NewDncEntry): DncEntryRow | undefined {
+      return db.insert(dncEntries).values(row).onConflictDoNothing().returning().get()
+    },
+    findByPhone(scope: DncScope, phone: string): DncEntryRow | undefined {
+      return byPhone.get({ orgId: scope.orgId, livemode: scope.livemode ? 1 : 0, phone })
+    },
+    get(scope: DncScope, id: string): DncEntryRow | undefined {
+      return db.select().from(dncEntries)
+        .where(and(eq(dncEntries.id, id), eq(dncEntries.orgId, scope.orgId), eq(dncEntries.livemode, scope.livemode)))
+        .get()
+    },
+    /** Newest first; `digits` matches anywhere in the stored E.164 number. */
+    list(scope: DncScope, limit: number, options: { startingAfter?: string; digits?: string } = {}): DncEntryRow[] {
+      return db.select().from(dncEntries)
+        .where(and(
+          eq(dncEntries.orgId, scope.orgId),
+          eq(dncEntries.livemode, scope.livemode),
+          options.startingAfter ? lt(dncEntries.id, options.startingAfter) : undefined,
+          options.digits ? like(dncEntries.phone, `%${options.digits}%`) : undefined,
+        ))
+        .orderBy(desc(dncEntries.id)).limit(limit).all()
+    },
+    delete(scope: DncScope, id: string): DncEntryRow | undefined {
+      return db.delete(dncEntries)
+        .where(and(eq(dncEntries.id, id), eq(dncEntries.orgId, scope.orgId), eq(dncEntries.livemode, scope.livemode)))
+        .returning().get()
+    },
+  }
+}
+
+export type DncStore = ReturnType<typeof dncStore>

@@ -1,0 +1,32 @@
+import { desc, eq, lt, sql } from 'drizzle-orm'
+import type { Db } from '../client'
+import { orgs } from '../schema'
+
+export type OrgRow = typeof orgs.$inferSelect
+export type NewOrg = typeof orgs.$inferInsert
+
+export function orgStore(db: Db) {
+  const byId = db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))).prepare()
+  return {
+    insert(row: NewOrg): OrgRow {
+      return db.insert(orgs).values(row).returning().get()
+    },
+    update(id: string, changes: Partial<NewOrg>): OrgRow | undefined {
+      return db.update(orgs).set(changes).where(eq(orgs.id, id)).returning().get()
+    },
+    get(id: string): OrgRow | undefined {
+      return byId.get({ id })
+    },
+    /** Newest first. */
+    list(limit: number, startingAfter?: string): OrgRow[] {
+      return db.select().from(orgs)
+        .where(startingAfter ? lt(orgs.id, startingAfter) : undefined)
+        .orderBy(desc(orgs.id)).limit(limit).all()
+    },
+    count(): number {
+      return db.select({ n: sql<number>`count(*)` }).from(orgs).get()?.n ?? 0
+    },
+  }
+}
+
+export type OrgStore = ReturnType<typeof orgStore>

@@ -1,0 +1,144 @@
+import type { CampaignStore } from '../../db/stores/campaign-store'
+import type { ApiKeyRow, KeyStore } from '../../db/stores/key-store'
+import type { OrgRow, OrgStore } from '../../db/stores/org-store'
+import { invalid, notFound } from '../../errors'
+import type { Clock } from '../../jobs/clock'
+import { mintKey } from './api-keys'
+import { PERMISSIONS, isPermission } from './permissions'
+
+export interface KeyInput {
+  name: string
+  mode: 'live' | 'test'
+  permissions?: string[]
+  campaign_ids?: string[] | null
+  max_concurrent?: number
+  requests_per_minute?: number
+  burst?: number
+  leads_per_minute?: number
+  expires_at?: string | null
+}
+
+export interface KeyPatch extends Partial<Omit<KeyInput, 'mode'>> {
+  disabled?: boolean
+}
+
+// Defaults from the spec's Limits table and DESIGN.md "Admin API".
+const DEFAULTS = { max_concurrent: 20, requests_per_minute: 120, burst: 20, leads_per_minute: 60 }
+
+export function keyService(deps: { keys: KeyStore; orgs: OrgStore; campaigns: CampaignStore; clock: Clock }) {
+  const { keys, orgs, campaigns, clock } = deps
+  // Authentication reads every request; keys and orgs change only through this process.
+  const authCache = new Map<string, { key: ApiKeyRow; org: OrgRow } | null>()
+
+  function checkPermissions(list: string[]): string[] {
+    list.forEach((p, i) => {
+      if (!isPermission(p)) throw invalid(`Unknown permission "${p}".`, `permissions[${i}]`)
+    })
+    return [...new Set(list)]
+  }
+
+  function checkCampaigns(orgId: string, ids: string[] | null | undefined): string[] | null | undefined {
+    if (ids == null) return ids
+    const known = new Set(campaigns.idsOfOrg(orgId, ids))
+    ids.forEach((id, i) => {
+      if (!known.has(id)) throw notFound(`No such campaign in this organization.`, `campaign_ids[${i}]`)
+    })
+    return [...new Set(ids)]
+  }
+
+  function expiry(value: string | null | undefined): number | null | undefined {
+    if (value == null) return value
+    const at = Date.parse(value)
+    if (Number.isNaN(at)) throw invalid('expires_at must be an ISO 8601 date-time.', 'expires_at')
+    return at
+  }
+
+  return {
+    /** Returns the stored key and its secret, which is never available again. */
+    create(orgId: string, input: KeyInput): { key: ApiKeyRow; secret: string } {
+      if (!orgs.get(orgId)) throw notFound('No such organization')
+      const minted = mintKey(input.mode)
+      const now = clock.now()
+      const key = keys.insert({
+        id: minted.id,
+        orgId,
+        name: input.name,
+        mode: input.mode,
+        secretHash: minted.secretHash,
+        permissions: input.permissions ? checkPermissions(input.permissions) : [...PERMISSIONS],
+        campaignIds: checkCampaigns(orgId, input.campaign_ids) ?? null,
+        maxConcurrent: input.max_concurrent ?? DEFAULTS.max_concurrent,
+        requestsPerMinute: input.requests_per_minute ?? DEFAULTS.requests_per_minute,
+        burst: input.burst ?? DEFAULTS.burst,
+        leadsPerMinute: input.leads_per_minute ?? DEFAULTS.leads_per_minute,
+        expiresAt: expiry(input.expires_at) ?? null,
+        disabled: false,
+        revokedAt: null,
+        created: now,
+        updated: now,
+      })
+      return { key, secret: minted.secret }
+    },
+
+    update(id: string, patch: KeyPatch): ApiKeyRow {
+      const current = keys.get(id)
+      if (!current) throw notFound('No such key')
+      if (current.revokedAt !== null) throw invalid('A revoked key cannot be changed.', null, 'revoked')
+      const updated = keys.update(id, {
+        name: patch.name,
+        permissions: patch.permissions ? checkPermissions(patch.permissions) : undefined,
+        campaignIds: checkCampaigns(current.orgId, patch.campaign_ids),
+        maxConcurrent: patch.max_concurrent,
+        requestsPerMinute: patch.requests_per_minute,
+        burst: patch.burst,
+        leadsPerMinute: patch.leads_per_minute,
+        expiresAt: expiry(patch.expires_at),
+        disabled: patch.disabled,
+        updated: clock.now(),
+      })!
+      authCache.delete(id)
+      return updated
+    },
+
+    revoke(id: string): ApiKeyRow {
+      const current = keys.get(id)
+      if (!current) throw notFound('No such key')
+      if (current.revokedAt !== null) return current
+      const now = clock.now()
+      const revoked = keys.update(id, { revokedAt: now, updated: now })!
+      authCache.delete(id)
+      return revoked
+    },
+
+    get(id: string): ApiKeyRow {
+      const key = keys.get(id)
+      if (!key) throw notFound('No such key')
+      return key
+    },
+
+    listForOrg(orgId: string, limit: number, startingAfter?: string): ApiKeyRow[] {
+      if (!orgs.get(orgId)) throw notFound('No such organization')
+      return keys.listForOrg(orgId, limit, startingAfter)
+    },
+
+    /** The key and its organization for authentication, cached until either changes. */
+    findForAuth(id: string): { key: ApiKeyRow; org: OrgRow } | undefined {
+      const cached = authCache.get(id)
+      if (cached !== undefined) return cached ?? undefined
+      const key = keys.get(id)
+      const org = key ? orgs.get(key.orgId) : undefined
+      const found = key && org ? { key, org } : null
+      // Unknown ids are not cached: a flood of made-up ids must not grow the map.
+      if (found) authCache.set(id, found)
+      return found ?? undefined
+    },
+
+    /** Forgets cached keys of an organization whose settings (plan limit, zone) changed. */
+    forgetOrg(orgId: string): void {
+      for (const [id, entry] of authCache) if (entry?.org.id === orgId) authCache.delete(id)
+    },
+  }
+}
+
+export type KeyService = ReturnType<typeof keyService>
+

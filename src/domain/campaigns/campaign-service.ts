@@ -1,0 +1,253 @@
+import type { CampaignRow, CampaignStore, NewCampaign, RetiredNumberRow } from '../../db/stores/campaign-store'
+import type { OrgStore } from '../../db/stores/org-store'
+import type { Person } from '../../db/schema'
+import { ApiError, invalid, notFound } from '../../errors'
+import type { Clock } from '../../jobs/clock'
+import { inScope, type Principal } from '../access/permissions'
+import { newId } from '../ids'
+import { classifyPhone } from '../phone/phone-number'
+
+export type CampaignStatus = CampaignRow['status']
+
+export interface PersonInput {
+  id?: string
+  name: string
+}
+
+export interface CampaignInput {
+  name: string
+  status?: CampaignStatus
+  lines?: number
+  sdrs?: PersonInput[]
+  closers?: PersonInput[]
+  requires_consent?: boolean
+  call_now_default?: boolean
+  late_minutes?: number
+  calling_hours?: { start: string; end: string }
+  max_attempts?: number
+  retry_minutes?: number
+  duplicate_window_hours?: number
+  cooldown_hours?: number
+  spend_cap_usd?: number | null
+}
+
+export type CampaignPatch = Partial<CampaignInput>
+
+// Defaults from DESIGN.md "Admin API".
+const DEFAULTS = {
+  status: 'draft' as CampaignStatus,
+  lines: 2,
+  requires_consent: false,
+  call_now_default: false,
+  late_minutes: 15,
+  calling_hours: { start: '08:00', end: '21:00' },
+  max_attempts: 3,
+  retry_minutes: 60,
+  duplicate_window_hours: 24,
+  cooldown_hours: 0,
+}
+
+const HHMM = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/
+
+export const minutesOfDay = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
+
+/** Told of every status change, inside the transaction that makes it (the queue holds or releases leads). */
+export type StatusListener = (campaign: CampaignRow, previous: CampaignStatus) => void
+
+export function campaignService(deps: {
+  campaigns: CampaignStore
+  orgs: OrgStore
+  clock: Clock
+  transaction: <T>(work: () => T) => T
+}) {
+  const { campaigns, orgs, clock, transaction } = deps
+  const statusListeners: StatusListener[] = []
+
+  function people(list: PersonInput[] | undefined, previous: Person[], param: string): Person[] | undefined {
+    if (!list) return undefined
+    const known = new Map(previous.map((p) => [p.id, p]))
+    return list.map((p, i) => {
+      if (p.name.trim() === '') throw invalid('A name must not be empty.', `${param}[${i}].name`)
+      if (p.id !== undefined && !known.has(p.id)) throw notFound('No such person in this campaign.', `${param}[${i}].id`)
+      return { id: p.id ?? newId(), name: p.name.trim() }
+    })
+  }
+
+  function checkHours(hours: { start: string; end: string } | undefined): void {
+    if (!hours) return
+    if (!HHMM.test(hours.start)) throw invalid('calling_hours.start must be HH:MM.', 'calling_hours.start')
+    if (!HHMM.test(hours.end)) throw invalid('calling_hours.end must be HH:MM.', 'calling_hours.end')
+    if (minutesOfDay(hours.start) >= minutesOfDay(hours.end)) {
+      throw invalid('calling_hours.start must be before calling_hours.end (same day).', 'calling_hours')
+    }
+  }
+
+  function checkActivatable(campaign: Pick<CampaignRow, 'sdrs'>): void {
+    if (campaign.sdrs.length === 0) {
+      throw new ApiError('campaign_not_ready', 'The campaign needs at least one SDR before it can dial.', {
+        extras: { reason: 'no_sdr' },
+      })
+    }
+  }
+
+  function changeStatus(campaign: CampaignRow, status: CampaignStatus): CampaignRow {
+    if (campaign.status === status) return campaign
+    return transaction(() => {
+      const updated = campaigns.update(campaign.id, { status, updated: clock.now() })!
+      for (const listener of statusListeners) listener(updated, campaign.status)
+      return updated
+    })
+  }
+
+  /** A campaign the key may see, else 404 (other organization, or outside the key's scope). */
+  function visible(principal: Principal, id: string): CampaignRow {
+    const campaign = campaigns.get(id)
+    if (!campaign || campaign.orgId !== principal.orgId || !inScope(principal, campaign.id)) {
+      throw notFound('No such campaign')
+    }
+    return campaign
+  }
+
+  return {
+    onStatusChanged(listener: StatusListener): void {
+      statusListeners.push(listener)
+    },
+
+    // ---- operator side (admin API) ----
+
+    create(orgId: string, input: CampaignInput): CampaignRow {
+      if (!orgs.get(orgId)) throw notFound('No such organization')
+      checkHours(input.calling_hours)
+      const hours = input.calling_hours ?? DEFAULTS.calling_hours
+      const now = clock.now()
+      const row: NewCampaign = {
+        id: newId(),
+        orgId,
+        name: input.name,
+        status: input.status ?? DEFAULTS.status,
+        lines: input.lines ?? DEFAULTS.lines,
+        sdrs: people(input.sdrs, [], 'sdrs') ?? [],
+        closers: people(input.closers, [], 'closers') ?? [],
+        requiresConsent: input.requires_consent ?? DEFAULTS.requires_consent,
+        callNowDefault: input.call_now_default ?? DEFAULTS.call_now_default,
+        lateMinutes: input.late_minutes ?? DEFAULTS.late_minutes,
+        callingHoursStart: hours.start,
+        callingHoursEnd: hours.end,
+        maxAttempts: input.max_attempts ?? DEFAULTS.max_attempts,
+        retryMinutes: input.retry_minutes ?? DEFAULTS.retry_minutes,
+        duplicateWindowHours: input.duplicate_window_hours ?? DEFAULTS.duplicate_window_hours,
+        cooldownHours: input.cooldown_hours ?? DEFAULTS.cooldown_hours,
+        spendCapUsd: input.spend_cap_usd ?? null,
+        created: now,
+        updated: now,
+      }
+      if (row.status === 'active') checkActivatable({ sdrs: row.sdrs! })
+      return campaigns.insert(row)
+    },
+
+    update(id: string, patch: CampaignPatch): CampaignRow {
+      const current = campaigns.get(id)
+      if (!current) throw notFound('No such campaign')
+      checkHours(patch.calling_hours)
+      const sdrs = people(patch.sdrs, current.sdrs, 'sdrs')
+      const becomesActive = (patch.status ?? current.status) === 'active'
+      if (becomesActive) checkActivatable({ sdrs: sdrs ?? current.sdrs })
+      return transaction(() => {
+        const updated = campaigns.update(id, {
+          name: patch.name,
+          lines: patch.lines,
+          sdrs,
+          closers: people(patch.closers, current.closers, 'closers'),
+          requiresConsent: patch.requires_consent,
+          callNowDefault: patch.call_now_default,
+          lateMinutes: patch.late_minutes,
+          callingHoursStart: patch.calling_hours?.start,
+          callingHoursEnd: patch.calling_hours?.end,
+          maxAttempts: patch.max_attempts,
+          retryMinutes: patch.retry_minutes,
+          duplicateWindowHours: patch.duplicate_window_hours,
+          cooldownHours: patch.cooldown_hours,
+          spendCapUsd: patch.spend_cap_usd,
+          updated: clock.now(),
+        })!
+        return patch.status ? changeStatus(updated, patch.status) : updated
+      })
+    },
+
+    getAny(id: string): CampaignRow {
+      const campaign = campaigns.get(id)
+      if (!campaign) throw notFound('No such campaign')
+      return campaign
+    },
+
+    listForOrg(orgId: string, limit: number, startingAfter?: string): CampaignRow[] {
+      if (!orgs.get(orgId)) throw notFound('No such organization')
+      return campaigns.list(orgId, null, limit, startingAfter)
+    },
+
+    retireNumber(campaignId: string, rawPhone: string, livemode: boolean, reason = 'manual'): RetiredNumberRow {
+      const campaign = campaigns.get(campaignId)
+      if (!campaign) throw notFound('No such campaign')
+      const phone = classifyPhone(rawPhone)
+      if (phone.kind === 'unreadable' || phone.kind === 'invalid') {
+        throw new ApiError('invalid_phone', 'Not a valid phone number.', { param: 'phone' })
+      }
+      return transaction(() =>
+        campaigns.findRetired(campaignId, livemode, phone.e164) ??
+        campaigns.insertRetired({ id: newId(), campaignId, livemode, phone: phone.e164, reason, created: clock.now() })!,
+      )
+    },
+
+    listRetired(campaignId: string, limit: number, startingAfter?: string): RetiredNumberRow[] {
+      if (!campaigns.get(campaignId)) throw notFound('No such campaign')
+      return campaigns.listRetired(campaignId, limit, startingAfter)
+    },
+
+    unretireNumber(campaignId: string, id: string): RetiredNumberRow {
+      const removed = campaigns.deleteRetired(campaignId, id)
+      if (!removed) throw notFound('No such retired number')
+      return removed
+    },
+
+    isRetired(campaignId: string, livemode: boolean, e164: string): boolean {
+      return campaigns.findRetired(campaignId, livemode, e164) !== undefined
+    },
+
+    // ---- API side ----
+
+    visible,
+
+    listVisible(principal: Principal, limit: number, startingAfter?: string): CampaignRow[] {
+      const only = principal.campaignIds ? [...principal.campaignIds] : null
+      return campaigns.list(principal.orgId, only, limit, startingAfter)
+    },
+
+    /**
+     * Starts or restarts dialing. A test key changes nothing and is told the status the
+     * campaign would have (spec "Campaign status").
+     */
+    activate(principal: Principal, id: string): CampaignStatus {
+      const campaign = visible(principal, id)
+      if (campaign.status === 'completed') {
+        throw new ApiError('campaign_closed', 'The campaign is completed and cannot be started again.')
+      }
+      if (campaign.status === 'active') return 'active'
+      checkActivatable(campaign)
+      if (!principal.livemode) return 'active'
+      return changeStatus(campaign, 'active').status
+    },
+
+    /** Stops new calls; calls already up carry on. A draft has nothing to pause and stays a draft. */
+    pause(principal: Principal, id: string): CampaignStatus {
+      const campaign = visible(principal, id)
+      if (campaign.status === 'completed') {
+        throw new ApiError('campaign_closed', 'The campaign is completed.')
+      }
+      if (campaign.status !== 'active') return campaign.status
+      if (!principal.livemode) return 'paused'
+      return changeStatus(campaign, 'paused').status
+    },
+  }
+}
+
+export type CampaignService = ReturnType<typeof campaignService>

@@ -1,0 +1,89 @@
+import type { OrgRow, OrgStore } from '../../db/stores/org-store'
+import { invalid, notFound } from '../../errors'
+import type { Clock } from '../../jobs/clock'
+import { newId } from '../ids'
+import { isOutcome } from '../outcomes'
+import { isTimeZone } from '../time-zones'
+
+export interface OrgInput {
+  name: string
+  timezone?: string
+  rate_usd_per_minute?: number
+  plan_requests_per_minute?: number
+  recording_enabled?: boolean
+  webhook_endpoint_limit?: number
+  outcome_labels?: Record<string, string>
+}
+
+export type OrgPatch = Partial<OrgInput>
+
+// Defaults from DESIGN.md "Admin API".
+const DEFAULTS = {
+  timezone: 'America/New_York',
+  rate_usd_per_minute: 0.12,
+  plan_requests_per_minute: 600,
+  recording_enabled: true,
+  webhook_endpoint_limit: 16,
+}
+
+export function orgService(deps: { orgs: OrgStore; clock: Clock; onChange: (orgId: string) => void }) {
+  const { orgs, clock } = deps
+
+  function check(input: OrgPatch): void {
+    if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
+      throw invalid(`Unknown time zone "${input.timezone}"; use an IANA name such as America/Chicago.`, 'timezone')
+    }
+    for (const [label, outcome] of Object.entries(input.outcome_labels ?? {})) {
+      if (label.trim() === '') throw invalid('Outcome labels must not be empty.', 'outcome_labels')
+      if (!isOutcome(outcome)) throw invalid(`"${outcome}" is not an outcome word.`, `outcome_labels.${label}`)
+    }
+  }
+
+  return {
+    create(input: OrgInput): OrgRow {
+      check(input)
+      const now = clock.now()
+      return orgs.insert({
+        id: newId(),
+        name: input.name,
+        timezone: input.timezone ?? DEFAULTS.timezone,
+        rateUsdPerMinute: input.rate_usd_per_minute ?? DEFAULTS.rate_usd_per_minute,
+        planRequestsPerMinute: input.plan_requests_per_minute ?? DEFAULTS.plan_requests_per_minute,
+        recordingEnabled: input.recording_enabled ?? DEFAULTS.recording_enabled,
+        webhookEndpointLimit: input.webhook_endpoint_limit ?? DEFAULTS.webhook_endpoint_limit,
+        outcomeLabels: input.outcome_labels ?? {},
+        created: now,
+        updated: now,
+      })
+    },
+
+    update(id: string, patch: OrgPatch): OrgRow {
+      check(patch)
+      const updated = orgs.update(id, {
+        name: patch.name,
+        timezone: patch.timezone,
+        rateUsdPerMinute: patch.rate_usd_per_minute,
+        planRequestsPerMinute: patch.plan_requests_per_minute,
+        recordingEnabled: patch.recording_enabled,
+        webhookEndpointLimit: patch.webhook_endpoint_limit,
+        outcomeLabels: patch.outcome_labels,
+        updated: clock.now(),
+      })
+      if (!updated) throw notFound('No such organization')
+      deps.onChange(id)
+      return updated
+    },
+
+    get(id: string): OrgRow {
+      const org = orgs.get(id)
+      if (!org) throw notFound('No such organization')
+      return org
+    },
+
+    list(limit: number, startingAfter?: string): OrgRow[] {
+      return orgs.list(limit, startingAfter)
+    },
+  }
+}
+
+export type OrgService = ReturnType<typeof orgService>

@@ -1,0 +1,70 @@
+import { ParseError, parsePhoneNumberWithError } from 'libphonenumber-js/max'
+
+/**
+ * What a phone number string turned out to be.
+ * - unreadable: no number could be read from it at all ("hello")
+ * - invalid: a number, but not a real one (wrong length, unassigned area code)
+ * - fictional: NANP 555-0100..555-0199, reserved for fiction; test keys' magic numbers
+ * - domestic: a valid US or Canadian number
+ * - international: valid, but not US/CA (other +1 countries included)
+ * - premium: premium-rate (+1 900, or a 976 exchange)
+ */
+export type PhoneClass =
+  | { kind: 'unreadable' }
+  | { kind: 'invalid'; e164: string | null }
+  | { kind: 'fictional'; e164: string; areaCode: string }
+  | { kind: 'domestic'; e164: string; country: 'US' | 'CA'; areaCode: string }
+  | { kind: 'international'; e164: string; country: string | null }
+  | { kind: 'premium'; e164: string }
+
+const NANP_AREA_CODE = /^[2-9]\d\d$/
+
+/** Normalizes any common format (default country US) and classifies the number. */
+export function classifyPhone(raw: string): PhoneClass {
+  const input = raw.trim()
+  if (input === '' || !/\d/.test(input)) return { kind: 'unreadable' }
+  let parsed
+  try {
+    parsed = parsePhoneNumberWithError(input, 'US')
+  } catch (error) {
+    if (error instanceof ParseError && error.message === 'NOT_A_NUMBER') return { kind: 'unreadable' }
+    return { kind: 'invalid', e164: null }
+  }
+  const e164 = parsed.number
+  if (parsed.countryCallingCode !== '1') {
+    return parsed.isValid() ? { kind: 'international', e164, country: parsed.country ?? null } : { kind: 'invalid', e164 }
+  }
+  const national = parsed.nationalNumber
+  if (national.length !== 10) return { kind: 'invalid', e164 }
+  const areaCode = national.slice(0, 3)
+  const exchange = national.slice(3, 6)
+  const line = Number(national.slice(6))
+  // Checked before validity: libphonenumber accepts these, and test keys need any area code.
+  if (NANP_AREA_CODE.test(areaCode) && exchange === '555' && line >= 100 && line <= 199) {
+    return { kind: 'fictional', e164, areaCode }
+  }
+  if (!parsed.isValid()) return { kind: 'invalid', e164 }
+  if (parsed.getType() === 'PREMIUM_RATE' || areaCode === '900' || exchange === '976') {
+    return { kind: 'premium', e164 }
+  }
+  if (parsed.country === 'US' || parsed.country === 'CA') {
+    return { kind: 'domestic', e164, country: parsed.country, areaCode }
+  }
+  return { kind: 'international', e164, country: parsed.country ?? null }
+}
+
+/** The E.164 form when a number could be read, else null (DNC check's `normalizedPhone`). */
+export function normalizedOrNull(phone: PhoneClass): string | null {
+  return phone.kind === 'unreadable' ? null : phone.e164
+}
+
+/**
+ * A leading plus that was not URL-encoded arrives as a space (`?phone=+1415...`);
+ * read it as the plus the caller meant.
+ */
+export function restoreQueryPlus(value: string): string {
+  return /^ \d/.test(value) ? '+' + value.slice(1) : value
+}
+
+/** The phone number as a dialable lead must be: +1 and 10 digits, domestic. */
+export type DialablePhone = Extract<PhoneClass, { kind: 'domestic' | 'fictional' }>

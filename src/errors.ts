@@ -1,0 +1,118 @@
+/**
+ * The error catalogue: every code the API answers, with its HTTP status and type.
+ * Codes are part of the contract (spec "Errors"); messages are for people and may change.
+ */
+export const errorCatalogue = {
+  invalid_request: { status: 400, type: 'invalid_request_error' },
+  invalid_phone: { status: 400, type: 'invalid_request_error' },
+  on_dnc_list: { status: 422, type: 'invalid_request_error' },
+  outside_calling_hours: { status: 422, type: 'invalid_request_error' },
+  duplicate_lead: { status: 409, type: 'invalid_request_error' },
+  number_retired: { status: 422, type: 'invalid_request_error' },
+  consent_required: { status: 422, type: 'invalid_request_error' },
+  campaign_closed: { status: 409, type: 'invalid_request_error' },
+  queue_full: { status: 429, type: 'rate_limit_error' },
+  test_flows_busy: { status: 429, type: 'rate_limit_error' },
+  phone_cannot_change: { status: 422, type: 'invalid_request_error' },
+  ambiguous_external_id: { status: 409, type: 'invalid_request_error' },
+  duplicate_dnc_entry: { status: 409, type: 'invalid_request_error' },
+  not_found: { status: 404, type: 'invalid_request_error' },
+  authentication_failed: { status: 401, type: 'authentication_error' },
+  permission_denied: { status: 403, type: 'permission_error' },
+  rate_limited: { status: 429, type: 'rate_limit_error' },
+  too_many_concurrent_requests: { status: 429, type: 'rate_limit_error' },
+  lead_rate_limited: { status: 429, type: 'rate_limit_error' },
+  idempotency_mismatch: { status: 409, type: 'idempotency_error' },
+  idempotency_in_progress: { status: 409, type: 'idempotency_error' },
+  limit_reached: { status: 403, type: 'invalid_request_error' },
+  endpoint_paused: { status: 409, type: 'invalid_request_error' },
+  service_unavailable: { status: 503, type: 'api_error' },
+  internal_error: { status: 500, type: 'api_error' },
+  lead_busy: { status: 409, type: 'invalid_request_error' },
+  lead_taken_out_of_queue: { status: 409, type: 'invalid_request_error' },
+  call_limit_reached: { status: 429, type: 'rate_limit_error' },
+  number_not_allowed: { status: 422, type: 'invalid_request_error' },
+  recording_not_available: { status: 404, type: 'invalid_request_error' },
+  // DESIGN.md: activating a campaign that has no SDR.
+  campaign_not_ready: { status: 409, type: 'invalid_request_error' },
+} as const satisfies Record<string, { status: number; type: string }>
+
+export type ErrorCode = keyof typeof errorCatalogue
+
+/** Extra envelope fields some codes carry (spec "Errors": reason, lead_id, missing_permission, ...). */
+export interface ErrorExtras {
+  reason?: string
+  lead_id?: string | null
+  missing_permission?: string
+  campaign_id?: string | null
+  candidates?: { id: string; campaign_id: string }[]
+}
+
+export interface ApiErrorOptions {
+  param?: string | null
+  /** Seconds, sent as Retry-After (429s, 503, idempotency_in_progress). */
+  retryAfter?: number
+  extras?: ErrorExtras
+}
+
+/** The one error type the service throws for anything a client should see. */
+export class ApiError extends Error {
+  readonly code: ErrorCode
+  readonly param: string | null
+  readonly retryAfter: number | undefined
+  readonly extras: ErrorExtras
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message)
+    this.name = 'ApiError'
+    this.code = code
+    this.param = options.param ?? null
+    this.retryAfter = options.retryAfter
+    this.extras = options.extras ?? {}
+  }
+
+  get status(): number {
+    return errorCatalogue[this.code].status
+  }
+
+  get type(): string {
+    return errorCatalogue[this.code].type
+  }
+}
+
+/** The `error` object of the envelope, with phone numbers and emails masked in the message. */
+export function errorBody(error: ApiError, requestId: string | null) {
+  return {
+    type: error.type,
+    code: error.code,
+    message: maskSensitive(error.message),
+    param: error.param,
+    request_id: requestId,
+    ...error.extras,
+  }
+}
+
+export const notFound = (what = 'No such object', param: string | null = null) =>
+  new ApiError('not_found', what, { param })
+
+export const invalid = (message: string, param: string | null = null, reason?: string) =>
+  new ApiError('invalid_request', message, { param, extras: reason ? { reason } : {} })
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
+// A run of 7 or more digits, possibly broken up by the usual separators, standing on its
+// own (so the digits inside a uuid are left alone).
+const PHONE = /(?<![\w-])\+?\(?\d(?:[\s().-]*\d){6,}(?![\w-])/g
+
+/** Masks emails (a***@example.com) and phone numbers (all but the last two digits). */
+export function maskSensitive(text: string): string {
+  return text
+    .replace(EMAIL, (m) => {
+      const at = m.indexOf('@')
+      return m[0] + '***' + m.slice(at)
+    })
+    .replace(PHONE, (m) => {
+      const total = m.replace(/\D/g, '').length
+      let seen = 0
+      return m.replace(/\d/g, (d) => (++seen > total - 2 ? d : '*'))
+    })
+}

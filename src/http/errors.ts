@@ -1,0 +1,74 @@
+import { ApiError, invalid, notFound } from '../errors'
+import { logger } from '../log'
+
+/** One TypeBox error as Elysia hands it over. */
+interface ValueError {
+  path: string
+  message: string
+  type?: number
+  schema?: Record<string, unknown>
+}
+
+// TypeBox ValueErrorType numbers that need their own wording.
+const ADDITIONAL_PROPERTIES = 42
+const REQUIRED_PROPERTY = 45
+
+/** `/leads/3/phone` -> `leads[3].phone` (the `param` form of DESIGN.md). */
+export function paramFromPointer(pointer: string): string | null {
+  if (pointer === '' || pointer === '/') return null
+  let out = ''
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    out += /^\d+$/.test(part) ? `[${part}]` : out === '' ? part : `.${part}`
+  }
+  return out
+}
+
+function fromValidation(error: { type?: string; all?: ValueError[]; valueError?: ValueError }): ApiError {
+  const where = error.type
+  const first = error.all?.[0] ?? error.valueError
+  // A bad id in a path names no object: not found, not a 400 (DESIGN.md).
+  if (where === 'params') return notFound()
+  if (!first) return invalid('The request is not valid.')
+  const param = paramFromPointer(first.path) ?? (first.schema?.['x-param'] as string | undefined) ?? null
+  if (first.type === ADDITIONAL_PROPERTIES) {
+    return invalid(`Unknown field: ${param ?? 'the request'}.`, param)
+  }
+  if (first.type === REQUIRED_PROPERTY) {
+    return invalid(`${param} is required.`, param)
+  }
+  if (param === null) {
+    return invalid(where === 'body' ? 'The request body must be a JSON object of the documented fields.' : first.message)
+  }
+  const message = first.message === 'Expected union value' ? 'has an invalid value' : first.message.replace(/^Expected/, 'expected')
+  return invalid(`${param}: ${message}.`, param)
+}
+
+/** Turns anything thrown while serving a request into an ApiError for the envelope. */
+export function toApiError(code: string | number, error: unknown): ApiError {
+  if (error instanceof ApiError) return error
+  switch (code) {
+    case 'VALIDATION': {
+      const e = error as { type?: string }
+      if (e.type === 'response') {
+        logger.error('response_validation_failed', { error: String((error as Error).message).slice(0, 2000) })
+        return new ApiError('internal_error', 'The service failed to answer; the failure was logged.')
+      }
+      return fromValidation(error as Parameters<typeof fromValidation>[0])
+    }
+    case 'PARSE':
+      return invalid('The request body is not valid JSON.')
+    case 'NOT_FOUND':
+      return notFound('No such endpoint.')
+    case 'INVALID_COOKIE_SIGNATURE':
+    case 'INVALID_FILE_TYPE':
+      return invalid('The request is not valid.')
+  }
+  const sqliteCode = (error as { code?: string })?.code
+  if (typeof sqliteCode === 'string' && (sqliteCode.startsWith('SQLITE_BUSY') || sqliteCode.startsWith('SQLITE_FULL') || sqliteCode === 'SQLITE_IOERR')) {
+    logger.error('database_unavailable', { code: sqliteCode })
+    return new ApiError('service_unavailable', 'The database is busy or unavailable; retry shortly.', { retryAfter: 1 })
+  }
+  logger.error('unhandled_error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+  return new ApiError('internal_error', 'The service failed to answer; the failure was logged.')
+}

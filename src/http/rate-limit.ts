@@ -1,0 +1,145 @@
+import type { Clock } from '../jobs/clock'
+
+const MINUTE = 60_000
+
+export interface RateLimitInfo {
+  /** The tighter of the key's and the plan's requests a minute. */
+  limit: number
+  remaining: number
+  /** Seconds until the minute restarts. */
+  reset: number
+}
+
+export type RateDecision = ({ allowed: true } | { allowed: false; retryAfter: number }) & RateLimitInfo
+
+interface KeyWindow {
+  windowStart: number
+  count: number
+  tokens: number
+  refilledAt: number
+}
+
+interface CountWindow {
+  windowStart: number
+  count: number
+}
+
+/**
+ * Requests a minute: per key a fixed 60-second window plus a token bucket (`burst` tokens,
+ * refilled at requests_per_minute/60 a second), and per organization a 60-second window
+ * on its plan limit (DESIGN.md "Rate limits"). Windows are clock minutes.
+ */
+export class RequestRateLimiter {
+  private readonly keys = new Map<string, KeyWindow>()
+  private readonly orgs = new Map<string, CountWindow>()
+
+  constructor(private readonly clock: Clock) {}
+
+  take(limits: { keyId: string; orgId: string; requestsPerMinute: number; burst: number; planRequestsPerMinute: number }): RateDecision {
+    const now = this.clock.now()
+    const windowStart = now - (now % MINUTE)
+    const reset = Math.max(1, Math.ceil((windowStart + MINUTE - now) / 1000))
+    const perMs = limits.requestsPerMinute / MINUTE
+
+    let key = this.keys.get(limits.keyId)
+    if (!key) {
+      key = { windowStart, count: 0, tokens: limits.burst, refilledAt: now }
+      this.keys.set(limits.keyId, key)
+    }
+    if (key.windowStart !== windowStart) {
+      key.windowStart = windowStart
+      key.count = 0
+    }
+    key.tokens = Math.min(limits.burst, key.tokens + (now - key.refilledAt) * perMs)
+    key.refilledAt = now
+
+    let org = this.orgs.get(limits.orgId)
+    if (!org) {
+      org = { windowStart, count: 0 }
+      this.orgs.set(limits.orgId, org)
+    }
+    if (org.windowStart !== windowStart) {
+      org.windowStart = windowStart
+      org.count = 0
+    }
+
+    const limit = Math.min(limits.requestsPerMinute, limits.planRequestsPerMinute)
+    const remainingNow = () =>
+      Math.max(0, Math.min(limits.requestsPerMinute - key.count, limits.planRequestsPerMinute - org.count))
+
+    if (key.count >= limits.requestsPerMinute || org.count >= limits.planRequestsPerMinute) {
+      return { allowed: false, retryAfter: reset, limit, remaining: 0, reset }
+    }
+    if (key.tokens < 1) {
+      const retryAfter = Math.max(1, Math.ceil((1 - key.tokens) / perMs / 1000))
+      return { allowed: false, retryAfter, limit, remaining: remainingNow(), reset }
+    }
+    key.count++
+    org.count++
+    key.tokens -= 1
+    return { allowed: true, limit, remaining: remainingNow(), reset }
+  }
+
+  /** Forgets a key's counters (after its limits change). */
+  forget(keyId: string): void {
+    this.keys.delete(keyId)
+  }
+}
+
+/** Counts in fixed clock-minute windows per name; used for new leads per key and failed auth per address. */
+export class MinuteCounter {
+  private readonly windows = new Map<string, CountWindow>()
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Adds `amount` unless that would pass `limit`; all or nothing. */
+  tryAdd(name: string, amount: number, limit: number): { allowed: boolean; retryAfter: number; remaining: number; reset: number } {
+    const now = this.clock.now()
+    const windowStart = now - (now % MINUTE)
+    const reset = Math.max(1, Math.ceil((windowStart + MINUTE - now) / 1000))
+    let window = this.windows.get(name)
+    if (!window || window.windowStart !== windowStart) {
+      if (this.windows.size > 50_000) this.sweep(windowStart)
+      window = { windowStart, count: 0 }
+      this.windows.set(name, window)
+    }
+    if (window.count + amount > limit) {
+      return { allowed: false, retryAfter: reset, remaining: Math.max(0, limit - window.count), reset }
+    }
+    window.count += amount
+    return { allowed: true, retryAfter: 0, remaining: limit - window.count, reset }
+  }
+
+  /** How many are counted in the current window. */
+  used(name: string): number {
+    const now = this.clock.now()
+    const window = this.windows.get(name)
+    return window && window.windowStart === now - (now % MINUTE) ? window.count : 0
+  }
+
+  private sweep(current: number): void {
+    for (const [name, window] of this.windows) if (window.windowStart !== current) this.windows.delete(name)
+  }
+}
+
+/** Simultaneous requests per key. */
+export class ConcurrencyGate {
+  private readonly inFlight = new Map<string, number>()
+
+  tryAcquire(keyId: string, max: number): boolean {
+    const current = this.inFlight.get(keyId) ?? 0
+    if (current >= max) return false
+    this.inFlight.set(keyId, current + 1)
+    return true
+  }
+
+  release(keyId: string): void {
+    const current = this.inFlight.get(keyId) ?? 0
+    if (current <= 1) this.inFlight.delete(keyId)
+    else this.inFlight.set(keyId, current - 1)
+  }
+
+  held(keyId: string): number {
+    return this.inFlight.get(keyId) ?? 0
+  }
+}

@@ -1,0 +1,228 @@
+import { Cron } from 'croner'
+import { FakeClock, type Clock } from './clock'
+import { logger } from '../log'
+
+export type Task = () => void | Promise<void>
+
+export interface PeriodicJob {
+  /** Stable name, also the admin API's `POST /jobs/{name}/run`. */
+  readonly name: string
+  /** Croner pattern with seconds, read in UTC, e.g. every 30 s: '0/30 * * * * *'. */
+  readonly pattern: string
+  readonly run: Task
+}
+
+/**
+ * Runs one-shot tasks at a time on the service clock and periodic jobs by Croner pattern.
+ * The real one uses timers; the fake one runs whatever came due when the clock is moved.
+ */
+export interface Scheduler {
+  readonly clock: Clock
+  /** Runs `task` once at `when` (unix ms) or as soon as possible after it. Returns a cancel function. */
+  at(when: number, task: Task): () => void
+  every(job: PeriodicJob): void
+  /** Runs a registered periodic job now (admin `POST /jobs/{name}/run`); false when unknown. */
+  runNow(name: string): Promise<boolean>
+  jobNames(): string[]
+  stop(): void
+}
+
+abstract class BaseScheduler implements Scheduler {
+  protected readonly jobs = new Map<string, PeriodicJob>()
+  /** A job never overlaps itself: a run still going makes a new trigger wait for it. */
+  private readonly running = new Map<string, Promise<void>>()
+
+  abstract readonly clock: Clock
+  abstract at(when: number, task: Task): () => void
+  abstract stop(): void
+
+  every(job: PeriodicJob): void {
+    if (this.jobs.has(job.name)) throw new Error(`job ${job.name} registered twice`)
+    this.jobs.set(job.name, job)
+  }
+
+  jobNames(): string[] {
+    return [...this.jobs.keys()].sort()
+  }
+
+  async runNow(name: string): Promise<boolean> {
+    const job = this.jobs.get(name)
+    if (!job) return false
+    await this.runJob(job)
+    return true
+  }
+
+  protected async runJob(job: PeriodicJob): Promise<void> {
+    const previous = this.running.get(job.name)
+    if (previous) await previous
+    const run = runSafely(`job ${job.name}`, job.run)
+    this.running.set(job.name, run)
+    try {
+      await run
+    } finally {
+      if (this.running.get(job.name) === run) this.running.delete(job.name)
+    }
+  }
+}
+
+async function runSafely(what: string, task: Task): Promise<void> {
+  try {
+    await task()
+  } catch (error) {
+    logger.error('task_failed', { task: what, error: String(error instanceof Error ? error.stack : error) })
+  }
+}
+
+// setTimeout takes at most 2^31-1 ms; longer waits are re-armed in steps.
+const MAX_TIMEOUT = 2_147_000_000
+
+export class RealScheduler extends BaseScheduler {
+  readonly clock: Clock
+  private readonly crons: Cron[] = []
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>()
+  private stopped = false
+
+  constructor(clock: Clock) {
+    super()
+    this.clock = clock
+  }
+
+  at(when: number, task: Task): () => void {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let cancelled = false
+    const arm = () => {
+      if (cancelled || this.stopped) return
+      const wait = Math.max(0, when - this.clock.now())
+      timer = setTimeout(() => {
+        if (timer) this.timers.delete(timer)
+        if (when - this.clock.now() > 0) return arm()
+        void runSafely('timer', task)
+      }, Math.min(wait, MAX_TIMEOUT))
+      this.timers.add(timer)
+    }
+    arm()
+    return () => {
+      cancelled = true
+      if (timer) {
+        clearTimeout(timer)
+        this.timers.delete(timer)
+      }
+    }
+  }
+
+  override every(job: PeriodicJob): void {
+    super.every(job)
+    this.crons.push(new Cron(job.pattern, { timezone: 'UTC', name: job.name }, () => this.runJob(job)))
+  }
+
+  stop(): void {
+    this.stopped = true
+    for (const cron of this.crons) cron.stop()
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+  }
+}
+
+interface FakeTimer {
+  when: number
+  seq: number
+  task: Task
+  cancelled: boolean
+}
+
+/**
+ * Scheduler for DIALER_FAKE_CLOCK=1. `advanceTo` runs, in time order, every one-shot task
+ * that came due, with the clock set to each task's time. A periodic job runs once per gap
+ * between one-shot tasks (at its last tick in that gap), so a 31-day move costs a few
+ * runs per job instead of one per tick; a feature that needs a job at an exact tick
+ * schedules a one-shot task there (see `wakeAt`).
+ */
+export class FakeScheduler extends BaseScheduler {
+  readonly clock: FakeClock
+  private timers: FakeTimer[] = []
+  private seq = 0
+  private readonly lastTick = new Map<string, number>()
+  private readonly crons = new Map<string, Cron>()
+  private moving: Promise<void> = Promise.resolve()
+
+  constructor(clock: FakeClock) {
+    super()
+    this.clock = clock
+  }
+
+  at(when: number, task: Task): () => void {
+    const timer: FakeTimer = { when, seq: this.seq++, task, cancelled: false }
+    this.timers.push(timer)
+    return () => {
+      timer.cancelled = true
+    }
+  }
+
+  /** Splits a long clock move at `when`, so periodic jobs also run at that moment. */
+  wakeAt(when: number): void {
+    this.at(when, () => {})
+  }
+
+  override every(job: PeriodicJob): void {
+    super.every(job)
+    this.crons.set(job.name, new Cron(job.pattern, { timezone: 'UTC', paused: true }))
+    this.lastTick.set(job.name, this.clock.now())
+  }
+
+  /** Moves the clock to `target`, running everything due on the way; calls are serialized. */
+  advanceTo(target: number): Promise<void> {
+    const move = this.moving.then(() => this.move(target))
+    this.moving = move.catch(() => {})
+    return move
+  }
+
+  /** Runs tasks already due at the current time (e.g. one scheduled "now"). */
+  runDue(): Promise<void> {
+    return this.advanceTo(this.clock.now())
+  }
+
+  private async move(target: number): Promise<void> {
+    for (;;) {
+      const next = this.nextTimer(target)
+      const horizon = next ? next.when : target
+      await this.runPeriodicUpTo(horizon)
+      if (!next) break
+      this.timers = this.timers.filter((t) => t !== next)
+      this.clock.set(next.when)
+      await runSafely('timer', next.task)
+    }
+    this.clock.set(target)
+  }
+
+  private nextTimer(limit: number): FakeTimer | undefined {
+    let best: FakeTimer | undefined
+    this.timers = this.timers.filter((t) => !t.cancelled)
+    for (const t of this.timers) {
+      if (t.when > limit) continue
+      if (!best || t.when < best.when || (t.when === best.when && t.seq < best.seq)) best = t
+    }
+    return best
+  }
+
+  private async runPeriodicUpTo(horizon: number): Promise<void> {
+    const due: { job: PeriodicJob; tick: number }[] = []
+    for (const job of this.jobs.values()) {
+      const cron = this.crons.get(job.name)!
+      const last = this.lastTick.get(job.name)!
+      const next = cron.nextRun(new Date(last))
+      if (!next || next.getTime() > horizon) continue
+      const latest = cron.previousRuns(1, new Date(horizon + 1))[0]
+      due.push({ job, tick: Math.max(next.getTime(), latest ? latest.getTime() : next.getTime()) })
+    }
+    due.sort((a, b) => a.tick - b.tick)
+    for (const { job, tick } of due) {
+      this.clock.set(tick)
+      this.lastTick.set(job.name, tick)
+      await this.runJob(job)
+    }
+  }
+
+  stop(): void {
+    this.timers = []
+  }
+}

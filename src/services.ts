@@ -1,0 +1,95 @@
+import type { Config } from './config'
+import { migrate, openDatabase, type DatabaseHandle } from './db/client'
+import { createStores, type Stores } from './db/stores'
+import { adminToken, type AdminToken } from './domain/access/admin-token'
+import { keyService, type KeyService } from './domain/access/key-service'
+import { campaignService, type CampaignService } from './domain/campaigns/campaign-service'
+import { dncService, type DncService } from './domain/dnc/dnc-service'
+import { orgService, type OrgService } from './domain/orgs/org-service'
+import { IdempotencyGuard } from './http/idempotency'
+import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
+import { FakeClock, systemClock, type Clock } from './jobs/clock'
+import { FakeScheduler, RealScheduler, type Scheduler } from './jobs/scheduler'
+import { logger } from './log'
+
+/** Everything a running service holds: database, clock, domain services, limits and jobs. */
+export interface Services {
+  readonly config: Readonly<Config>
+  readonly database: DatabaseHandle
+  readonly stores: Stores
+  readonly clock: Clock
+  readonly scheduler: Scheduler
+  /** Set when DIALER_FAKE_CLOCK=1: the admin clock endpoints move it. */
+  readonly fakeScheduler: FakeScheduler | null
+  readonly adminToken: AdminToken
+  readonly orgs: OrgService
+  readonly keys: KeyService
+  readonly campaigns: CampaignService
+  readonly dnc: DncService
+  readonly limits: {
+    readonly requests: RequestRateLimiter
+    readonly concurrency: ConcurrencyGate
+    readonly authFailures: MinuteCounter
+    readonly newLeads: MinuteCounter
+  }
+  readonly idempotency: IdempotencyGuard
+  close(): void
+}
+
+export interface ServiceOptions {
+  /** Start time of the fake clock (tests). */
+  fakeStart?: number
+}
+
+export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
+  const database = openDatabase(config.databasePath, { synchronous: config.synchronous })
+  migrate(database)
+  const stores = createStores(database)
+
+  const fakeClock = config.fakeClock ? new FakeClock(options.fakeStart) : null
+  const clock: Clock = fakeClock ?? systemClock
+  const fakeScheduler = fakeClock ? new FakeScheduler(fakeClock) : null
+  const scheduler: Scheduler = fakeScheduler ?? new RealScheduler(clock)
+
+  const transaction = stores.transaction
+  const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock })
+  const orgs = orgService({ orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId) })
+  const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
+  const dnc = dncService({ dnc: stores.dnc, clock, transaction })
+  const idempotency = new IdempotencyGuard(stores.idempotency, clock)
+
+  scheduler.every({
+    name: 'retention_purge',
+    // Daily at 03:15 UTC: a quiet hour for most US and Canadian organizations.
+    pattern: '0 15 3 * * *',
+    run: () => {
+      const idempotencyRecords = idempotency.purgeExpired()
+      logger.info('retention_purge', { idempotency_records: idempotencyRecords })
+    },
+  })
+
+  return {
+    config,
+    database,
+    stores,
+    clock,
+    scheduler,
+    fakeScheduler,
+    adminToken: adminToken(stores.settings, config.adminToken),
+    orgs,
+    keys,
+    campaigns,
+    dnc,
+    limits: {
+      requests: new RequestRateLimiter(clock),
+      concurrency: new ConcurrencyGate(),
+      authFailures: new MinuteCounter(clock),
+      newLeads: new MinuteCounter(clock),
+    },
+    idempotency,
+    close() {
+      scheduler.stop()
+      database.close()
+    },
+  }
+}
