@@ -4,18 +4,24 @@ import { campaignRoutes } from './api/campaigns/routes'
 import { dncRoutes } from './api/dnc/routes'
 import { docsRoutes } from './api/docs'
 import { healthRoutes } from './api/health'
-import { EXTERNAL_PREFIX, requestPipeline } from './http/pipeline'
+import { createGateway, EXTERNAL_PREFIX, type RequestHandler } from './http/gateway'
+import { requestPipeline } from './http/pipeline'
 import type { Services } from './services'
-import { VERSION } from './version'
 
-/** The whole HTTP surface: pipeline first (its hooks apply to every route after it). */
+/** The routes: body parsing and the error envelope first, then every route module. */
 export function createApp(s: Services) {
   return new Elysia({ normalize: false })
     .use(requestPipeline(s))
     .use(healthRoutes(s))
-    .use(docsRoutes(VERSION))
+    .use(docsRoutes(s.config.publicUrl))
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(dncRoutes(s)))
     .use(adminRoutes(s))
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** What a server calls for every request: the gateway (auth, limits, headers, log) around the app. */
+export function createHandler(s: Services): { app: App; handle: RequestHandler } {
+  const app = createApp(s)
+  return { app, handle: createGateway(s, app) }
+}

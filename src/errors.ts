@@ -103,8 +103,21 @@ const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
 // own (so the digits inside a uuid are left alone).
 const PHONE = /(?<![\w-])\+?\(?\d(?:[\s().-]*\d){6,}(?![\w-])/g
 
-/** Masks emails (a***@example.com) and phone numbers (all but the last two digits). */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
+
+/** Masks emails (a***@example.com) and phone numbers (all but the last two digits); uuids stay. */
 export function maskSensitive(text: string): string {
+  // A uuid of decimal digits only would read as a phone number: mask the text between uuids.
+  let out = ''
+  let last = 0
+  for (const match of text.matchAll(UUID)) {
+    out += maskPart(text.slice(last, match.index)) + match[0]
+    last = match.index + match[0].length
+  }
+  return out + maskPart(text.slice(last))
+}
+
+function maskPart(text: string): string {
   return text
     .replace(EMAIL, (m) => {
       const at = m.indexOf('@')

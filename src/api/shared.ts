@@ -13,6 +13,9 @@ export const Uuid = t.String({ format: 'uuid' })
 /** Body objects refuse fields they do not know (400 invalid_request naming the field). */
 export const strict = { additionalProperties: false } as const
 
+/** Actions that take no body: none, or an empty object; any field is 400 naming it. */
+export const NoBody = t.Optional(t.Object({}, strict))
+
 /** Path parameter that is an object's uuid; anything else is 404 not_found. */
 export const idParams = t.Object({ id: t.String({ format: 'uuid' }) })
 

@@ -1,4 +1,4 @@
-import { createApp } from '../app'
+import { createHandler } from '../app'
 import type { Config } from '../config'
 import { logger } from '../log'
 import { createServices } from '../services'
@@ -8,9 +8,9 @@ import { seedDemo } from './demo'
 /** `dialer serve [--demo]`: runs the API until SIGTERM or SIGINT. */
 export async function serve(config: Readonly<Config>, options: { demo: boolean }): Promise<void> {
   const services = createServices(config)
-  const app = createApp(services)
-  app.listen({ port: config.port, hostname: config.host })
-  const port = app.server?.port ?? config.port
+  const { handle } = createHandler(services)
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: (request, srv) => handle(request, srv) })
+  const port = server.port ?? config.port
   const base = `http://${config.host}:${port}`
   logger.info('listening', { url: base, version: VERSION, data_dir: config.dataDir, fake_clock: config.fakeClock })
 
@@ -43,7 +43,7 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
     stopping = true
     logger.info('stopping', { signal })
     // Stop taking new connections; requests already in flight finish first.
-    await app.stop(false)
+    await server.stop(false)
     services.close()
     logger.info('stopped', {})
     process.exit(0)

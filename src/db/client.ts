@@ -17,6 +17,8 @@ export interface DatabaseHandle {
    * would interleave other requests' statements into this transaction.
    */
   transaction<T>(work: () => T): T
+  /** Called when a transaction rolls back, so in-memory caches drop what it wrote. */
+  onRollback(listener: () => void): void
   close(): void
 }
 
@@ -35,11 +37,20 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA temp_store = MEMORY')
   const db = drizzle(sqlite, { schema })
+  const rollbackListeners: (() => void)[] = []
   return {
     sqlite,
     db,
     transaction<T>(work: () => T): T {
-      return sqlite.transaction(work).immediate()
+      try {
+        return sqlite.transaction(work).immediate()
+      } catch (error) {
+        for (const listener of rollbackListeners) listener()
+        throw error
+      }
+    },
+    onRollback(listener) {
+      rollbackListeners.push(listener)
     },
     close() {
       // Folds the WAL back into the main file, so a stopped service leaves one file to copy.

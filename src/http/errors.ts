@@ -1,4 +1,4 @@
-import { ApiError, invalid, notFound } from '../errors'
+import { ApiError, errorBody, invalid, notFound } from '../errors'
 import { logger } from '../log'
 
 /** One TypeBox error as Elysia hands it over. */
@@ -47,6 +47,9 @@ function fromValidation(error: { type?: string; all?: ValueError[]; valueError?:
 /** Turns anything thrown while serving a request into an ApiError for the envelope. */
 export function toApiError(code: string | number, error: unknown): ApiError {
   if (error instanceof ApiError) return error
+  // Elysia wraps what a parse hook throws in its ParseError.
+  const cause = (error as { cause?: unknown } | null)?.cause
+  if (cause instanceof ApiError) return cause
   switch (code) {
     case 'VALIDATION': {
       const e = error as { type?: string }
@@ -71,4 +74,11 @@ export function toApiError(code: string | number, error: unknown): ApiError {
   }
   logger.error('unhandled_error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
   return new ApiError('internal_error', 'The service failed to answer; the failure was logged.')
+}
+
+/** The envelope as a Response, for errors raised before the request reaches a route. */
+export function errorResponse(error: ApiError, requestId: string | null, extraHeaders: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = { ...extraHeaders, 'content-type': 'application/json;charset=utf-8' }
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter)
+  return new Response(JSON.stringify({ error: errorBody(error, requestId) }), { status: error.status, headers })
 }

@@ -80,6 +80,21 @@ export class RequestRateLimiter {
     return { allowed: true, limit, remaining: remainingNow(), reset }
   }
 
+  /** The headers' figures without taking a request (for replies refused before the limiter). */
+  peek(limits: { keyId: string; orgId: string; requestsPerMinute: number; planRequestsPerMinute: number }): RateLimitInfo {
+    const now = this.clock.now()
+    const windowStart = now - (now % MINUTE)
+    const key = this.keys.get(limits.keyId)
+    const org = this.orgs.get(limits.orgId)
+    const keyUsed = key && key.windowStart === windowStart ? key.count : 0
+    const orgUsed = org && org.windowStart === windowStart ? org.count : 0
+    return {
+      limit: Math.min(limits.requestsPerMinute, limits.planRequestsPerMinute),
+      remaining: Math.max(0, Math.min(limits.requestsPerMinute - keyUsed, limits.planRequestsPerMinute - orgUsed)),
+      reset: Math.max(1, Math.ceil((windowStart + MINUTE - now) / 1000)),
+    }
+  }
+
   /** Forgets a key's counters (after its limits change). */
   forget(keyId: string): void {
     this.keys.delete(keyId)
@@ -108,6 +123,15 @@ export class MinuteCounter {
     }
     window.count += amount
     return { allowed: true, retryAfter: 0, remaining: limit - window.count, reset }
+  }
+
+  /** True when nothing is counted in the current window (lets callers skip work). */
+  isQuiet(): boolean {
+    if (this.windows.size === 0) return true
+    const now = this.clock.now()
+    const current = now - (now % MINUTE)
+    for (const window of this.windows.values()) if (window.windowStart === current && window.count > 0) return false
+    return true
   }
 
   /** How many are counted in the current window. */

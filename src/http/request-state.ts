@@ -6,8 +6,16 @@ export interface RequestState {
   readonly id: string
   readonly startedAt: number
   readonly pathname: string
-  readonly clientAddress: string
+  /** The matched route pattern, when a route took the request (for the log). */
+  route: string | null
+  /** The client's address, looked up only when needed (failed-auth limiting). */
+  clientAddress: () => string
   principal: Principal | null
+  /**
+   * Headers every reply carries (Request-Id, RateLimit-*). Given to Elysia before it builds the
+   * reply: setting headers on a finished Response costs Bun more than the rest of the request.
+   */
+  replyHeaders: Record<string, string>
   /** Key whose concurrency slot this request holds, released once the reply is sent. */
   slotHeldBy: string | null
   /** Set while an Idempotency-Key request runs, so its reply can be stored. */
@@ -16,15 +24,21 @@ export interface RequestState {
 
 const states = new WeakMap<Request, RequestState>()
 
-export const newRequestId = (): string => `req_${randomBytes(12).toString('hex')}`
+// A random prefix per process start plus a counter: unique across restarts, and cheap.
+const bootPrefix = randomBytes(6).toString('hex')
+let counter = 0
+export const newRequestId = (): string => `req_${bootPrefix}${(counter++).toString(16).padStart(12, '0')}`
 
-export function startRequest(request: Request, pathname: string, clientAddress: string): RequestState {
+export function startRequest(request: Request, pathname: string, clientAddress: () => string): RequestState {
+  const id = newRequestId()
   const state: RequestState = {
-    id: newRequestId(),
+    id,
     startedAt: performance.now(),
     pathname,
+    route: null,
     clientAddress,
     principal: null,
+    replyHeaders: { 'request-id': id },
     slotHeldBy: null,
     idempotency: null,
   }

@@ -7,7 +7,7 @@ export type Task = () => void | Promise<void>
 export interface PeriodicJob {
   /** Stable name, also the admin API's `POST /jobs/{name}/run`. */
   readonly name: string
-  /** Croner pattern with seconds, read in UTC, e.g. every 30 s: '0/30 * * * * *'. */
+  // Croner pattern with seconds, read in UTC; every 30 s is '*/30 * * * * *' (Croner 11 refuses '0/30').
   readonly pattern: string
   readonly run: Task
 }
@@ -53,8 +53,8 @@ abstract class BaseScheduler implements Scheduler {
   }
 
   protected async runJob(job: PeriodicJob): Promise<void> {
-    const previous = this.running.get(job.name)
-    if (previous) await previous
+    // Several triggers may be waiting: each waits until no run is going, then starts its own.
+    for (let previous = this.running.get(job.name); previous; previous = this.running.get(job.name)) await previous
     const run = runSafely(`job ${job.name}`, job.run)
     this.running.set(job.name, run)
     try {

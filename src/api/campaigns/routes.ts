@@ -2,14 +2,14 @@ import { Elysia, t } from 'elysia'
 import { limitQuery, listReply } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { dataOf, idParams, listOf, operation, strict } from '../shared'
+import { dataOf, idParams, listOf, NoBody, operation, strict } from '../shared'
 import { Campaign, CampaignAction, presentCampaign } from './model'
 
 const TAG = 'Campaigns'
 
 export const campaignRoutes = (s: Services) =>
   new Elysia({ prefix: '/campaigns' })
-    .use(apiContext)
+    .use(apiContext(s))
     .get(
       '',
       ({ principal, query }) => {
@@ -38,6 +38,7 @@ export const campaignRoutes = (s: Services) =>
       {
         permission: 'campaigns:write',
         params: idParams,
+        body: NoBody,
         response: { 200: dataOf(CampaignAction) },
         detail: operation(TAG, 'Start dialing', 'campaigns:write',
           'A draft or paused campaign with an SDR becomes active (409 campaign_not_ready without one, 409 campaign_closed when completed). A test key changes nothing and is told the status it would have.'),
@@ -51,6 +52,7 @@ export const campaignRoutes = (s: Services) =>
       {
         permission: 'campaigns:write',
         params: idParams,
+        body: NoBody,
         response: { 200: dataOf(CampaignAction) },
         detail: operation(TAG, 'Pause dialing', 'campaigns:write', 'No new calls; calls already up carry on; leads added meanwhile are held.'),
       },

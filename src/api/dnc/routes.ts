@@ -12,7 +12,7 @@ const scopeOf = (p: Principal) => ({ orgId: p.orgId, livemode: p.livemode })
 
 export const dncRoutes = (s: Services) =>
   new Elysia({ prefix: '/dnc' })
-    .use(apiContext)
+    .use(apiContext(s))
     .get(
       '/check',
       ({ principal, query }) => ({

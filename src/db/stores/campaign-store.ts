@@ -6,8 +6,18 @@ export type CampaignRow = typeof campaigns.$inferSelect
 export type NewCampaign = typeof campaigns.$inferInsert
 export type RetiredNumberRow = typeof retiredNumbers.$inferSelect
 
-export function campaignStore(db: Db) {
+/**
+ * Campaign rows are read on nearly every request and written rarely, only through this store,
+ * so they are cached by id. A rolled-back transaction empties the cache (`onRollback`).
+ */
+export function campaignStore(db: Db, onRollback: (listener: () => void) => void) {
   const byId = db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare()
+  const cache = new Map<string, CampaignRow>()
+  onRollback(() => cache.clear())
+  const remember = (row: CampaignRow | undefined) => {
+    if (row) cache.set(row.id, Object.freeze(row))
+    return row
+  }
   const retired = db.select().from(retiredNumbers)
     .where(and(
       eq(retiredNumbers.campaignId, sql.placeholder('campaignId')),
@@ -16,13 +26,14 @@ export function campaignStore(db: Db) {
     )).prepare()
   return {
     insert(row: NewCampaign): CampaignRow {
-      return db.insert(campaigns).values(row).returning().get()
+      return remember(db.insert(campaigns).values(row).returning().get())!
     },
     update(id: string, changes: Partial<NewCampaign>): CampaignRow | undefined {
-      return db.update(campaigns).set(changes).where(eq(campaigns.id, id)).returning().get()
+      cache.delete(id)
+      return remember(db.update(campaigns).set(changes).where(eq(campaigns.id, id)).returning().get())
     },
     get(id: string): CampaignRow | undefined {
-      return byId.get({ id })
+      return cache.get(id) ?? remember(byId.get({ id }))
     },
     /** Newest first; `only` limits to a key's campaigns (null: all of the organization). */
     list(orgId: string, only: readonly string[] | null, limit: number, startingAfter?: string): CampaignRow[] {

@@ -1,4 +1,5 @@
 import { and, desc, eq, like, lt, sql } from 'drizzle-orm'
+import type { Database } from 'bun:sqlite'
 import type { Db } from '../client'
 import { dncEntries } from '../schema'
 
@@ -10,7 +11,12 @@ export interface DncScope {
   livemode: boolean
 }
 
-export function dncStore(db: Db) {
+export function dncStore(db: Db, sqlite: Database) {
+  // Membership is asked on every DNC check and lead intake; Drizzle's row mapping would cost
+  // several times the lookup itself, so this one query goes to bun:sqlite directly.
+  const listed = sqlite.query<{ one: number }, [string, number, string]>(
+    'SELECT 1 AS one FROM dnc_entries WHERE org_id = ? AND livemode = ? AND phone = ? LIMIT 1',
+  )
   const byPhone = db.select().from(dncEntries)
     .where(and(
       eq(dncEntries.orgId, sql.placeholder('orgId')),
@@ -21,6 +27,9 @@ export function dncStore(db: Db) {
     /** Inserts unless the number is already listed; undefined means it was. */
     insert(row: NewDncEntry): DncEntryRow | undefined {
       return db.insert(dncEntries).values(row).onConflictDoNothing().returning().get()
+    },
+    isListed(scope: DncScope, phone: string): boolean {
+      return listed.get(scope.orgId, scope.livemode ? 1 : 0, phone) !== null
     },
     findByPhone(scope: DncScope, phone: string): DncEntryRow | undefined {
       return byPhone.get({ orgId: scope.orgId, livemode: scope.livemode ? 1 : 0, phone })

@@ -14,8 +14,8 @@ export function createStores(database: DatabaseHandle) {
     settings: settingsStore(db),
     orgs: orgStore(db),
     keys: keyStore(db),
-    campaigns: campaignStore(db),
-    dnc: dncStore(db),
+    campaigns: campaignStore(db, database.onRollback),
+    dnc: dncStore(db, database.sqlite),
     idempotency: idempotencyStore(db),
   }
 }

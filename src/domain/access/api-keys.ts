@@ -24,13 +24,40 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex')
 }
 
-const DUMMY_HASH = hashSecret('no such key')
+const DUMMY_HASH = createHash('sha256').update('no such key').digest()
 
-/** Constant-time comparison of a presented secret with a stored hash. */
-export function secretMatches(secret: string, storedHash: string | undefined): boolean {
-  const presented = Buffer.from(hashSecret(secret), 'hex')
-  const stored = Buffer.from(storedHash ?? DUMMY_HASH, 'hex')
-  return timingSafeEqual(presented, stored) && storedHash !== undefined
+/** Constant-time comparison of a presented secret with a stored SHA-256 (bytes). */
+export function secretMatches(secret: string, storedHash: Buffer | undefined): boolean {
+  const presented = createHash('sha256').update(secret).digest()
+  return timingSafeEqual(presented, storedHash ?? DUMMY_HASH) && storedHash !== undefined
+}
+
+/** What authentication needs of a key, prepared once and cached (see KeyService.findForAuth). */
+export interface AuthEntry {
+  key: ApiKeyRow
+  principal: Principal
+  secretHash: Buffer
+  /** The secret once it has matched the hash: later checks compare with it, skipping SHA-256. */
+  verifiedSecret?: string
+}
+
+export function authEntry(key: ApiKeyRow, org: OrgRow): AuthEntry {
+  return { key, principal: principalOf(key, org), secretHash: Buffer.from(key.secretHash, 'hex') }
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+function sameString(a: string, b: string): boolean {
+  let diff = a.length ^ b.length
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return diff === 0
+}
+
+function secretOk(entry: AuthEntry | undefined, secret: string): boolean {
+  if (entry?.verifiedSecret !== undefined) return sameString(secret, entry.verifiedSecret)
+  if (!secretMatches(secret, entry?.secretHash) || !entry) return false
+  entry.verifiedSecret = secret
+  return true
 }
 
 export type AuthFailureReason = 'missing' | 'wrong' | 'revoked' | 'expired' | 'disabled'
@@ -42,17 +69,13 @@ export type AuthResult = { ok: true; principal: Principal } | { ok: false; reaso
  * A wrong secret is reported as `wrong` whatever the key's state, so the state of a key
  * is only told to someone who holds its secret.
  */
-export function checkKey(
-  found: { key: ApiKeyRow; org: OrgRow } | undefined,
-  secret: string,
-  now: number,
-): AuthResult {
-  if (!secretMatches(secret, found?.key.secretHash) || !found) return { ok: false, reason: 'wrong' }
-  const { key, org } = found
+export function checkKey(entry: AuthEntry | undefined, secret: string, now: number): AuthResult {
+  if (!secretOk(entry, secret) || !entry) return { ok: false, reason: 'wrong' }
+  const { key } = entry
   if (key.revokedAt !== null) return { ok: false, reason: 'revoked' }
   if (key.disabled) return { ok: false, reason: 'disabled' }
   if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' }
-  return { ok: true, principal: principalOf(key, org) }
+  return { ok: true, principal: entry.principal }
 }
 
 export function principalOf(key: ApiKeyRow, org: OrgRow): Principal {

@@ -1,9 +1,9 @@
 import type { CampaignStore } from '../../db/stores/campaign-store'
 import type { ApiKeyRow, KeyStore } from '../../db/stores/key-store'
-import type { OrgRow, OrgStore } from '../../db/stores/org-store'
+import type { OrgStore } from '../../db/stores/org-store'
 import { invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
-import { mintKey } from './api-keys'
+import { authEntry, mintKey, type AuthEntry } from './api-keys'
 import { PERMISSIONS, isPermission } from './permissions'
 
 export interface KeyInput {
@@ -28,7 +28,7 @@ const DEFAULTS = { max_concurrent: 20, requests_per_minute: 120, burst: 20, lead
 export function keyService(deps: { keys: KeyStore; orgs: OrgStore; campaigns: CampaignStore; clock: Clock }) {
   const { keys, orgs, campaigns, clock } = deps
   // Authentication reads every request; keys and orgs change only through this process.
-  const authCache = new Map<string, { key: ApiKeyRow; org: OrgRow } | null>()
+  const authCache = new Map<string, AuthEntry>()
 
   function checkPermissions(list: string[]): string[] {
     list.forEach((p, i) => {
@@ -121,21 +121,21 @@ export function keyService(deps: { keys: KeyStore; orgs: OrgStore; campaigns: Ca
       return keys.listForOrg(orgId, limit, startingAfter)
     },
 
-    /** The key and its organization for authentication, cached until either changes. */
-    findForAuth(id: string): { key: ApiKeyRow; org: OrgRow } | undefined {
+    /** The key, ready for authentication, cached until it or its organization changes. */
+    findForAuth(id: string): AuthEntry | undefined {
       const cached = authCache.get(id)
-      if (cached !== undefined) return cached ?? undefined
+      if (cached) return cached
       const key = keys.get(id)
       const org = key ? orgs.get(key.orgId) : undefined
-      const found = key && org ? { key, org } : null
-      // Unknown ids are not cached: a flood of made-up ids must not grow the map.
-      if (found) authCache.set(id, found)
-      return found ?? undefined
+      if (!key || !org) return undefined // unknown ids are not cached: made-up ids must not grow the map
+      const entry = authEntry(key, org)
+      authCache.set(id, entry)
+      return entry
     },
 
     /** Forgets cached keys of an organization whose settings (plan limit, zone) changed. */
     forgetOrg(orgId: string): void {
-      for (const [id, entry] of authCache) if (entry?.org.id === orgId) authCache.delete(id)
+      for (const [id, entry] of authCache) if (entry.key.orgId === orgId) authCache.delete(id)
     },
   }
 }

@@ -46,15 +46,15 @@ export function dncService(deps: { dnc: DncStore; clock: Clock; transaction: <T>
     check(scope: DncScope, phone: string): DncCheck {
       const classified = classifyPhone(phone)
       if (classified.kind === 'unreadable') {
-        return { phone, normalizedPhone: null, onDncList: dnc.findByPhone(scope, phone) !== undefined }
+        return { phone, normalizedPhone: null, onDncList: dnc.isListed(scope, phone) }
       }
       const e164 = listable(classified, scope.livemode)
       if (e164 === null) throw new ApiError('invalid_phone', 'Not a valid phone number.', { param: 'phone' })
-      return { phone, normalizedPhone: normalizedOrNull(classified), onDncList: dnc.findByPhone(scope, e164) !== undefined }
+      return { phone, normalizedPhone: normalizedOrNull(classified), onDncList: dnc.isListed(scope, e164) }
     },
 
     isListed(scope: DncScope, e164: string): boolean {
-      return dnc.findByPhone(scope, e164) !== undefined
+      return dnc.isListed(scope, e164)
     },
 
     add(scope: DncScope, phone: string, source: DncSource = 'api', reason: string | null = null): DncEntryRow {

@@ -19,8 +19,22 @@ export type PhoneClass =
 
 const NANP_AREA_CODE = /^[2-9]\d\d$/
 
+// libphonenumber builds regular expressions on every call (15-20 us a number); the answer
+// depends only on the string, so recent answers are kept. Oldest entries go first.
+const MEMO_LIMIT = 20_000
+const memo = new Map<string, PhoneClass>()
+
 /** Normalizes any common format (default country US) and classifies the number. */
 export function classifyPhone(raw: string): PhoneClass {
+  const known = memo.get(raw)
+  if (known) return known
+  const result = Object.freeze(classify(raw))
+  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!)
+  memo.set(raw, result)
+  return result
+}
+
+function classify(raw: string): PhoneClass {
   const input = raw.trim()
   if (input === '' || !/\d/.test(input)) return { kind: 'unreadable' }
   let parsed
@@ -44,7 +58,9 @@ export function classifyPhone(raw: string): PhoneClass {
     return { kind: 'fictional', e164, areaCode }
   }
   if (!parsed.isValid()) return { kind: 'invalid', e164 }
-  if (parsed.getType() === 'PREMIUM_RATE' || areaCode === '900' || exchange === '976') {
+  // NANP premium-rate is area code 900 (libphonenumber's PREMIUM_RATE for +1) or a 976 exchange;
+  // deciding it here spares getType(), which tests every number type's pattern.
+  if (areaCode === '900' || exchange === '976') {
     return { kind: 'premium', e164 }
   }
   if (parsed.country === 'US' || parsed.country === 'CA') {

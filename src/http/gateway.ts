@@ -1,0 +1,153 @@
+import type { Server } from 'bun'
+import type { AnyElysia } from 'elysia'
+import { checkKey } from '../domain/access/api-keys'
+import { ApiError } from '../errors'
+import { logger } from '../log'
+import type { Services } from '../services'
+import { readBasicCredentials } from './basic-auth'
+import { errorResponse, toApiError } from './errors'
+import { startRequest, type RequestState } from './request-state'
+
+export const EXTERNAL_PREFIX = '/api/v1/external'
+export const ADMIN_PREFIX = '/api/v1/admin'
+export const OPENAPI_PATH = `${EXTERNAL_PREFIX}/openapi.json`
+/** Spec "Limits": request body 1 MB. */
+export const MAX_BODY_BYTES = 1_000_000
+
+export const tooLarge = () => new ApiError('invalid_request', 'The request body is larger than 1 MB.')
+
+export type RequestHandler = (request: Request, server?: Server<unknown> | null) => Promise<Response>
+
+function pathnameOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const end = url.indexOf('?', start)
+  return end < 0 ? url.slice(start) : url.slice(start, end)
+}
+
+function clientAddress(request: Request, server: Server<unknown> | null | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')
+    if (forwarded) return forwarded.split(',')[0]!.trim()
+  }
+  return server?.requestIP(request)?.address ?? 'unknown'
+}
+
+/**
+ * Authentication and the limits that come before a request is read (spec "Authentication",
+ * "Limits"): failed-auth limit per address, key check, concurrency slot, requests a minute.
+ * Throws ApiError; fills the RateLimit-* headers on the way.
+ */
+function admitExternal(s: Services, request: Request, state: RequestState): void {
+  const headers = state.replyHeaders
+  const failLimit = s.config.authFailuresPerMinute
+  const failures = s.limits.authFailures
+  // The address is only looked up when some address failed this minute.
+  if (!failures.isQuiet() && failures.used(state.clientAddress()) >= failLimit) {
+    const probe = failures.tryAdd(state.clientAddress(), 0, failLimit)
+    headers['ratelimit-limit'] = String(failLimit)
+    headers['ratelimit-remaining'] = '0'
+    headers['ratelimit-reset'] = String(probe.reset)
+    throw new ApiError('rate_limited', 'Too many failed authentications from this address; wait and retry.', {
+      retryAfter: probe.reset,
+      extras: { reason: 'authentication_failures' },
+    })
+  }
+  const credentials = readBasicCredentials(request.headers.get('authorization'))
+  const result = credentials
+    ? checkKey(s.keys.findForAuth(credentials.keyId), credentials.secret, s.clock.now())
+    : ({ ok: false, reason: 'missing' } as const)
+  if (!result.ok) {
+    const counted = failures.tryAdd(state.clientAddress(), 1, failLimit)
+    headers['ratelimit-limit'] = String(failLimit)
+    headers['ratelimit-remaining'] = String(counted.remaining)
+    headers['ratelimit-reset'] = String(counted.reset)
+    headers['www-authenticate'] = 'Basic realm="dialer"'
+    const messages = {
+      missing: 'Send the key ID and secret with HTTP Basic authentication.',
+      wrong: 'The key ID or secret is wrong.',
+      revoked: 'This key was revoked.',
+      expired: 'This key has expired.',
+      disabled: 'This key is disabled.',
+    }
+    throw new ApiError('authentication_failed', messages[result.reason], { extras: { reason: result.reason } })
+  }
+  const principal = result.principal
+  state.principal = principal
+
+  if (!s.limits.concurrency.tryAcquire(principal.keyId, principal.maxConcurrent)) {
+    const info = s.limits.requests.peek(principal)
+    headers['ratelimit-limit'] = String(info.limit)
+    headers['ratelimit-remaining'] = String(info.remaining)
+    headers['ratelimit-reset'] = String(info.reset)
+    throw new ApiError('too_many_concurrent_requests', `This key already has ${principal.maxConcurrent} requests running.`, {
+      retryAfter: 1,
+    })
+  }
+  state.slotHeldBy = principal.keyId
+
+  const rate = s.limits.requests.take(principal)
+  headers['ratelimit-limit'] = String(rate.limit)
+  headers['ratelimit-remaining'] = String(rate.remaining)
+  headers['ratelimit-reset'] = String(rate.reset)
+  if (!rate.allowed) {
+    throw new ApiError('rate_limited', 'Too many requests this minute for this key or organization.', {
+      retryAfter: rate.retryAfter,
+    })
+  }
+}
+
+function admitAdmin(s: Services, request: Request, state: RequestState): void {
+  const header = request.headers.get('authorization') ?? ''
+  const match = /^bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match || !s.adminToken.matches(match[1]!)) {
+    s.limits.authFailures.tryAdd(state.clientAddress(), 1, s.config.authFailuresPerMinute)
+    throw new ApiError('authentication_failed', 'Send the admin token as "Authorization: Bearer <token>".', {
+      extras: { reason: match ? 'wrong' : 'missing' },
+    })
+  }
+}
+
+/**
+ * The front door, around the Elysia app: request id, authentication and the limits that are
+ * decided from headers alone, RateLimit-* and Request-Id for every reply (Elysia puts them on
+ * the replies it builds, see requestPipeline; errors raised here carry them), the concurrency
+ * slot given back once the reply exists, one log line per request. Doing this outside
+ * Elysia's lifecycle keeps the per-route hook chain short (each global hook costs about 5%
+ * of throughput) and makes the slot release a `finally`.
+ */
+export function createGateway(s: Services, app: AnyElysia): RequestHandler {
+  return async function handle(request, server) {
+    const pathname = pathnameOf(request.url)
+    let address: string | undefined
+    const state = startRequest(request, pathname, () => (address ??= clientAddress(request, server, s.config.trustProxy)))
+    let response: Response
+    try {
+      if (pathname.startsWith(EXTERNAL_PREFIX) && pathname !== OPENAPI_PATH) admitExternal(s, request, state)
+      else if (pathname.startsWith(ADMIN_PREFIX)) admitAdmin(s, request, state)
+      const method = request.method
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
+        if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
+      }
+      response = await app.handle(request)
+    } catch (error) {
+      response = errorResponse(toApiError('UNKNOWN', error), state.id, state.replyHeaders)
+    } finally {
+      if (state.slotHeldBy) {
+        s.limits.concurrency.release(state.slotHeldBy)
+        state.slotHeldBy = null
+      }
+    }
+    if (s.config.logRequests) {
+      logger.request({
+        request_id: state.id,
+        method: request.method,
+        route: state.route ?? pathname,
+        status: response.status,
+        key_id: state.principal?.keyId ?? null,
+        duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+      })
+    }
+    return response
+  }
+}

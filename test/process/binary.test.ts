@@ -1,0 +1,170 @@
+import { Database } from 'bun:sqlite'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { copyFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { basic, scratchDir } from '../harness'
+
+// The compiled binary, started from an empty folder with no node_modules beside it.
+// CI builds dist/dialer first and points DIALER_TEST_BINARY at it; otherwise it is built here.
+const ADMIN = 'binary-test-admin-token-0123456789'
+const root = join(import.meta.dir, '../..')
+const work = scratchDir('dialer-bin-')
+const binary = join(work.path, 'dialer')
+
+let server: Bun.Subprocess<'ignore', 'pipe', 'pipe'> | null = null
+let base = ''
+let output = ''
+
+async function startServer(dir: string): Promise<void> {
+  const proc = Bun.spawn([binary, 'serve', '--port', '0', '--data-dir', join(dir, 'data')], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: dir, DIALER_ADMIN_TOKEN: ADMIN },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  server = proc
+  const reader = proc.stdout.getReader()
+  const deadline = Date.now() + 15_000
+  while (!/listening on (http:\/\/\S+)/.test(output)) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`)
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`server exited: ${output}`)
+    output += new TextDecoder().decode(value)
+  }
+  base = /listening on (http:\/\/\S+)/.exec(output)![1]!
+  // Keep draining stdout so the request log never blocks the process.
+  void (async () => {
+    for (;;) {
+      const { done } = await reader.read()
+      if (done) break
+    }
+  })()
+}
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  Bun.spawnSync([binary, ...args], { cwd: work.path, env: { PATH: process.env.PATH ?? '', ...env } })
+
+beforeAll(async () => {
+  const prebuilt = process.env.DIALER_TEST_BINARY
+  if (prebuilt && existsSync(prebuilt)) {
+    copyFileSync(prebuilt, binary)
+  } else {
+    const build = Bun.spawnSync([process.execPath, 'run', join(root, 'scripts/build.ts'), binary], { cwd: root })
+    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
+  }
+  await startServer(work.path)
+}, 120_000)
+
+afterAll(() => {
+  server?.kill('SIGKILL')
+  work.remove()
+})
+
+const admin = (method: string, path: string, body?: unknown) =>
+  fetch(`${base}/api/v1/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+
+describe('compiled binary from an empty folder', () => {
+  test('version', () => {
+    const r = run(['version'])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/)
+  })
+
+  test('healthz, readyz, openapi and the offline docs page', async () => {
+    expect((await (await fetch(`${base}/healthz`)).json()) as any).toEqual({ status: 'ok' })
+    expect((await fetch(`${base}/readyz`)).status).toBe(200)
+    const spec = (await (await fetch(`${base}/api/v1/external/openapi.json`)).json()) as any
+    expect(spec.openapi).toStartWith('3.1')
+    expect(Object.keys(spec.paths)).toContain('/api/v1/external/dnc/check')
+    const page = await (await fetch(`${base}/docs`)).text()
+    expect(page).toContain('/docs/assets/swagger-ui-bundle.js')
+    expect(page).not.toContain('unpkg.com')
+    const bundle = await fetch(`${base}/docs/assets/swagger-ui-bundle.js`)
+    expect(bundle.status).toBe(200)
+    expect((await bundle.text()).length).toBeGreaterThan(100_000)
+  })
+
+  test('admin API creates an org and key; the key reads /campaigns', async () => {
+    const org = (await (await admin('POST', '/orgs', { name: 'Binary Org' })).json()) as any
+    const campaign = await admin('POST', `/orgs/${org.data.id}/campaigns`, { name: 'C1', status: 'active', sdrs: [{ name: 'Ann' }] })
+    expect(campaign.status).toBe(201)
+    const key = (await (await admin('POST', `/orgs/${org.data.id}/keys`, { name: 'k', mode: 'live' })).json()) as any
+    const reply = await fetch(`${base}/api/v1/external/campaigns`, { headers: { authorization: basic(key.data.id, key.data.secret) } })
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get('ratelimit-limit')).toBe('120')
+    const body = (await reply.json()) as any
+    expect(body.data).toEqual([{ id: ((await campaign.json()) as any).data.id, name: 'C1', status: 'active', livemode: true }])
+  })
+
+  test('admin CLI talks to the running service', () => {
+    const env = { DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN }
+    const created = run(['admin', 'org', 'create', '--name', 'From CLI', '--timezone', 'America/Chicago'], env)
+    expect(created.exitCode).toBe(0)
+    const org = JSON.parse(created.stdout.toString())
+    expect(org.data).toMatchObject({ name: 'From CLI', timezone: 'America/Chicago' })
+    const key = run(['admin', 'key', 'create', '--org', org.data.id, '--name', 'cli', '--mode', 'test', '--max-concurrent', '5'], env)
+    expect(JSON.parse(key.stdout.toString()).data).toMatchObject({ mode: 'test', max_concurrent: 5 })
+    const bad = run(['admin', 'key', 'create', '--org', org.data.id, '--name', 'x', '--mode', 'nope'], env)
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr.toString()).toContain('400 invalid_request')
+  })
+
+  test('backup while serving is a consistent database', () => {
+    const target = join(work.path, 'backup.db')
+    const r = run(['backup', target, '--data-dir', join(work.path, 'data')])
+    expect(r.exitCode).toBe(0)
+    const copy = new Database(target, { readonly: true })
+    const orgs = copy.query('SELECT name FROM orgs ORDER BY name').all() as { name: string }[]
+    copy.close()
+    expect(orgs.map((o) => o.name)).toContain('Binary Org')
+    expect(run(['backup', target, '--data-dir', join(work.path, 'data')]).exitCode).toBe(2)
+  })
+
+  test('migrate on an up-to-date database applies nothing', () => {
+    const r = run(['migrate', '--data-dir', join(work.path, 'data')])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout.toString()).toContain('0 migration(s) applied')
+  })
+
+  test('SIGTERM stops it cleanly', async () => {
+    server!.kill('SIGTERM')
+    expect(await server!.exited).toBe(0)
+    server = null
+  })
+})
+
+describe('demo mode', () => {
+  const demo = scratchDir('dialer-demo-')
+  afterAll(() => demo.remove())
+
+  test('prints a live key, a test key and a curl line that works', async () => {
+    const proc = Bun.spawn([binary, 'serve', '--demo', '--port', '0', '--data-dir', join(demo.path, 'data')], {
+      cwd: demo.path,
+      env: { PATH: process.env.PATH ?? '' },
+      stdout: 'pipe',
+    })
+    let text = ''
+    const reader = proc.stdout.getReader()
+    while (!text.includes('curl -u')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += new TextDecoder().decode(value)
+    }
+    try {
+      expect(text).toMatch(/Admin token \(shown once.*\): dat_/)
+      expect(text).toMatch(/Test key: +dk_test_/)
+      const curl = /curl -u (dk_live_\S+):(\S+) (\S+)/.exec(text)!
+      const reply = await fetch(curl[3]!, { headers: { authorization: basic(curl[1]!, curl[2]!) } })
+      expect(reply.status).toBe(200)
+      const body = (await reply.json()) as any
+      expect(body.data[0]).toMatchObject({ name: 'Demo campaign', status: 'active', livemode: true })
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
+  })
+})

@@ -1,0 +1,152 @@
+import { describe, expect, test } from 'bun:test'
+import { join, resolve } from 'node:path'
+import { ConfigError, loadConfig } from '../../src/config'
+
+/** The ConfigError `run` throws; fails the test when it throws nothing or something else. */
+function configError(run: () => unknown): ConfigError {
+  try {
+    run()
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return error as ConfigError
+  }
+  throw new Error('expected a ConfigError, nothing was thrown')
+}
+
+describe('loadConfig: defaults', () => {
+  test('an empty environment gives the DESIGN.md defaults', () => {
+    const dataDir = resolve('./data')
+    expect({ ...loadConfig({}, {}) }).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir,
+      databasePath: join(dataDir, 'dialer.db'),
+      publicUrl: 'http://127.0.0.1:8080',
+      adminToken: null,
+      fakeClock: false,
+      simSpeed: 1,
+      webhookAllowPrivate: false,
+      synchronous: 'NORMAL',
+      authFailuresPerMinute: 20,
+      trustProxy: false,
+      logRequests: true,
+      apiVersion: '2026-11-01',
+    })
+  })
+
+  test('the returned object is frozen', () => {
+    const config = loadConfig({}, {})
+    expect(Object.isFrozen(config)).toBe(true)
+    expect(() => {
+      ;(config as { port: number }).port = 1
+    }).toThrow()
+    expect(config.port).toBe(8080)
+  })
+})
+
+describe('loadConfig: environment and flags', () => {
+  test('env values are read', () => {
+    const config = loadConfig({
+      DIALER_PORT: '9090',
+      DIALER_HOST: '0.0.0.0',
+      DIALER_DATA_DIR: '/srv/dialer',
+      DIALER_PUBLIC_URL: 'https://dialer.example.com/',
+      DIALER_ADMIN_TOKEN: 'a-long-admin-token-123',
+      DIALER_FAKE_CLOCK: '1',
+      DIALER_SIM_SPEED: '0.02',
+      DIALER_WEBHOOK_ALLOW_PRIVATE: 'true',
+      DIALER_SYNCHRONOUS: 'full',
+      DIALER_AUTH_FAILURES_PER_MINUTE: '50',
+      DIALER_TRUST_PROXY: 'yes',
+      DIALER_LOG_REQUESTS: 'off',
+      DIALER_API_VERSION: '2027-01-01',
+    })
+    expect(config).toMatchObject({
+      port: 9090,
+      host: '0.0.0.0',
+      dataDir: '/srv/dialer',
+      databasePath: '/srv/dialer/dialer.db',
+      // Trailing slash dropped so links can append paths.
+      publicUrl: 'https://dialer.example.com',
+      adminToken: 'a-long-admin-token-123',
+      fakeClock: true,
+      simSpeed: 0.02,
+      webhookAllowPrivate: true,
+      synchronous: 'FULL',
+      authFailuresPerMinute: 50,
+      trustProxy: true,
+      logRequests: false,
+      apiVersion: '2027-01-01',
+    })
+  })
+
+  test('flags override env', () => {
+    const config = loadConfig(
+      { DIALER_PORT: '9090', DIALER_HOST: '0.0.0.0', DIALER_SIM_SPEED: '2', DIALER_FAKE_CLOCK: '1' },
+      { port: '7000', host: '10.1.2.3', 'sim-speed': '5', 'fake-clock': '0' },
+    )
+    expect(config.port).toBe(7000)
+    expect(config.host).toBe('10.1.2.3')
+    expect(config.simSpeed).toBe(5)
+    expect(config.fakeClock).toBe(false)
+    // The default public URL follows the chosen host and port.
+    expect(config.publicUrl).toBe('http://10.1.2.3:7000')
+  })
+
+  test('DIALER_DATABASE overrides the path inside the data dir', () => {
+    expect(loadConfig({ DIALER_DATABASE: ':memory:' }).databasePath).toBe(':memory:')
+  })
+
+  test('an unset flag falls back to env', () => {
+    expect(loadConfig({ DIALER_PORT: '9090' }, { host: '0.0.0.0' }).port).toBe(9090)
+  })
+
+  test.each([
+    ['0', 0],
+    ['65535', 65535],
+    [' 8081 ', 8081],
+  ])('port %p -> %i', (raw, port) => {
+    expect(loadConfig({ DIALER_PORT: raw }).port).toBe(port)
+  })
+})
+
+describe('loadConfig: unusable values throw ConfigError naming the setting', () => {
+  test.each<[Record<string, string>, string]>([
+    [{ DIALER_PORT: 'abc' }, 'DIALER_PORT'],
+    [{ DIALER_PORT: '70000' }, 'DIALER_PORT'],
+    [{ DIALER_PORT: '-1' }, 'DIALER_PORT'],
+    [{ DIALER_PORT: '80.5' }, 'DIALER_PORT'],
+    [{ DIALER_PORT: '' }, 'DIALER_PORT'],
+    [{ DIALER_HOST: '  ' }, 'DIALER_HOST'],
+    [{ DIALER_DATA_DIR: '' }, 'DIALER_DATA_DIR'],
+    [{ DIALER_PUBLIC_URL: 'ftp://example.com' }, 'DIALER_PUBLIC_URL'],
+    [{ DIALER_PUBLIC_URL: 'example.com' }, 'DIALER_PUBLIC_URL'],
+    [{ DIALER_ADMIN_TOKEN: 'short' }, 'DIALER_ADMIN_TOKEN'],
+    [{ DIALER_ADMIN_TOKEN: '123456789012345' }, 'DIALER_ADMIN_TOKEN'],
+    [{ DIALER_FAKE_CLOCK: 'maybe' }, 'DIALER_FAKE_CLOCK'],
+    [{ DIALER_SIM_SPEED: '0' }, 'DIALER_SIM_SPEED'],
+    [{ DIALER_SIM_SPEED: '-2' }, 'DIALER_SIM_SPEED'],
+    [{ DIALER_SIM_SPEED: 'fast' }, 'DIALER_SIM_SPEED'],
+    [{ DIALER_SIM_SPEED: '' }, 'DIALER_SIM_SPEED'],
+    [{ DIALER_WEBHOOK_ALLOW_PRIVATE: '2' }, 'DIALER_WEBHOOK_ALLOW_PRIVATE'],
+    [{ DIALER_SYNCHRONOUS: 'OFF' }, 'DIALER_SYNCHRONOUS'],
+    [{ DIALER_SYNCHRONOUS: 'EXTRA' }, 'DIALER_SYNCHRONOUS'],
+    // DESIGN.md: failed authentication is limited no lower than 20 a minute.
+    [{ DIALER_AUTH_FAILURES_PER_MINUTE: '5' }, 'DIALER_AUTH_FAILURES_PER_MINUTE'],
+    [{ DIALER_AUTH_FAILURES_PER_MINUTE: '19' }, 'DIALER_AUTH_FAILURES_PER_MINUTE'],
+    [{ DIALER_TRUST_PROXY: 'sometimes' }, 'DIALER_TRUST_PROXY'],
+    [{ DIALER_LOG_REQUESTS: 'loud' }, 'DIALER_LOG_REQUESTS'],
+    [{ DIALER_API_VERSION: 'v1' }, 'DIALER_API_VERSION'],
+  ])('%o', (env, name) => {
+    expect(configError(() => loadConfig(env)).message).toContain(name)
+  })
+
+  test('a bad flag is reported too', () => {
+    expect(configError(() => loadConfig({ DIALER_PORT: '8080' }, { port: 'abc' })).message).toContain('DIALER_PORT')
+  })
+
+  test('the floor values themselves are accepted', () => {
+    expect(loadConfig({ DIALER_AUTH_FAILURES_PER_MINUTE: '20' }).authFailuresPerMinute).toBe(20)
+    expect(loadConfig({ DIALER_ADMIN_TOKEN: '1234567890123456' }).adminToken).toBe('1234567890123456')
+  })
+})
