@@ -4,6 +4,7 @@ import { campaignRoutes } from './api/campaigns/routes'
 import { dncRoutes } from './api/dnc/routes'
 import { docsRoutes } from './api/docs'
 import { healthRoutes } from './api/health'
+import { leadRoutes } from './api/leads/routes'
 import { createGateway, EXTERNAL_PREFIX, type RequestHandler } from './http/gateway'
 import { requestPipeline } from './http/pipeline'
 import type { Services } from './services'
@@ -14,7 +15,7 @@ export function createApp(s: Services) {
     .use(requestPipeline(s))
     .use(healthRoutes(s))
     .use(docsRoutes(s.config.publicUrl))
-    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(dncRoutes(s)))
+    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(dncRoutes(s)))
     .use(adminRoutes(s))
 }
 

@@ -5,6 +5,9 @@ import { adminToken, type AdminToken } from './domain/access/admin-token'
 import { keyService, type KeyService } from './domain/access/key-service'
 import { campaignService, type CampaignService } from './domain/campaigns/campaign-service'
 import { dncService, type DncService } from './domain/dnc/dnc-service'
+import { eventLog, type EventLog } from './domain/events/event-log'
+import { leadService, type LeadService } from './domain/leads/lead-service'
+import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
 import { IdempotencyGuard } from './http/idempotency'
 import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
@@ -26,6 +29,9 @@ export interface Services {
   readonly keys: KeyService
   readonly campaigns: CampaignService
   readonly dnc: DncService
+  readonly events: EventLog
+  readonly queues: DialQueues
+  readonly leads: LeadService
   readonly limits: {
     readonly requests: RequestRateLimiter
     readonly concurrency: ConcurrencyGate
@@ -57,6 +63,11 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
   const dnc = dncService({ dnc: stores.dnc, clock, transaction })
   const idempotency = new IdempotencyGuard(stores.idempotency, clock)
+  const events = eventLog({ events: stores.events, clock, apiVersion: config.apiVersion })
+  const queues = new DialQueues()
+  const newLeads = new MinuteCounter(clock)
+  const leads = leadService({ stores, campaigns, dnc, events, queues, scheduler, clock, newLeads })
+  leads.restore()
 
   scheduler.every({
     name: 'retention_purge',
@@ -64,7 +75,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     pattern: '0 15 3 * * *',
     run: () => {
       const idempotencyRecords = idempotency.purgeExpired()
-      logger.info('retention_purge', { idempotency_records: idempotencyRecords })
+      // Spec "Limits": events are kept 30 days.
+      const eventRows = stores.events.purgeBefore(clock.now() - 30 * 24 * 60 * 60 * 1000)
+      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows })
     },
   })
 
@@ -80,11 +93,14 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     keys,
     campaigns,
     dnc,
+    events,
+    queues,
+    leads,
     limits: {
       requests: new RequestRateLimiter(clock),
       concurrency: new ConcurrencyGate(),
       authFailures: new MinuteCounter(clock),
-      newLeads: new MinuteCounter(clock),
+      newLeads,
     },
     idempotency,
     close() {

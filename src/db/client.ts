@@ -19,6 +19,11 @@ export interface DatabaseHandle {
   transaction<T>(work: () => T): T
   /** Called when a transaction rolls back, so in-memory caches drop what it wrote. */
   onRollback(listener: () => void): void
+  /**
+   * Runs `effect` once the outermost transaction commits (at once outside a transaction);
+   * dropped if it rolls back. In-memory indexes (the dial queues) follow SQLite this way.
+   */
+  afterCommit(effect: () => void): void
   close(): void
 }
 
@@ -38,19 +43,36 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   sqlite.run('PRAGMA temp_store = MEMORY')
   const db = drizzle(sqlite, { schema })
   const rollbackListeners: (() => void)[] = []
+  let depth = 0
+  let pending: (() => void)[] = []
   return {
     sqlite,
     db,
     transaction<T>(work: () => T): T {
+      depth++
+      let result: T
       try {
-        return sqlite.transaction(work).immediate()
+        result = sqlite.transaction(work).immediate()
       } catch (error) {
+        depth--
+        if (depth === 0) pending = []
         for (const listener of rollbackListeners) listener()
         throw error
       }
+      depth--
+      if (depth === 0 && pending.length > 0) {
+        const effects = pending
+        pending = []
+        for (const effect of effects) effect()
+      }
+      return result
     },
     onRollback(listener) {
       rollbackListeners.push(listener)
+    },
+    afterCommit(effect) {
+      if (depth === 0) effect()
+      else pending.push(effect)
     },
     close() {
       // Folds the WAL back into the main file, so a stopped service leaves one file to copy.

@@ -22,5 +22,42 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE UNIQUE INDEX `retired_numbers_unique` ON `retired_numbers` (`campaign_id`,`livemode`,`phone`);",
       "\nCREATE TABLE `settings` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`value` text NOT NULL\n);\n"
     ]
+  },
+  {
+    "tag": "0001_leads_and_events",
+    "folderMillis": 1795354157362,
+    "hash": "54229e594832b4ccf8a31df8be1d64d93d308ac1462700b7416cc37ab8266778",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `call_requests` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`lead_id` text NOT NULL,\n\t`key_id` text NOT NULL,\n\t`at` integer NOT NULL,\n\tFOREIGN KEY (`lead_id`) REFERENCES `leads`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `call_requests_lead` ON `call_requests` (`lead_id`,`at`);",
+      "\nCREATE TABLE `campaign_counters` (\n\t`campaign_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`api_waiting` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`campaign_id`, `livemode`),\n\tFOREIGN KEY (`campaign_id`) REFERENCES `campaigns`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE TABLE `events` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`campaign_id` text,\n\t`object_id` text NOT NULL,\n\t`created` integer NOT NULL,\n\t`body` text NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `events_org_list` ON `events` (`org_id`,`livemode`,`id`);",
+      "\nCREATE INDEX `events_object` ON `events` (`object_id`,`id`);",
+      "\nCREATE INDEX `events_created` ON `events` (`created`);",
+      "\nCREATE TABLE `leads` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`campaign_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`external_id` text,\n\t`phone` text NOT NULL,\n\t`name` text,\n\t`email` text,\n\t`address` text,\n\t`fields` text NOT NULL,\n\t`consent` text,\n\t`lead_source` text,\n\t`owner` text,\n\t`status` text NOT NULL,\n\t`call_now` integer NOT NULL,\n\t`queue_key` integer,\n\t`queued_at` integer NOT NULL,\n\t`due_at` integer,\n\t`due_reason` text,\n\t`held_reason` text,\n\t`callback_at` integer,\n\t`late` integer DEFAULT false NOT NULL,\n\t`attempts` integer DEFAULT 0 NOT NULL,\n\t`last_outcome` text,\n\t`last_outcome_label` text,\n\t`next_dial_at` integer,\n\t`last_posted_at` integer NOT NULL,\n\t`last_contact_at` integer,\n\t`out_reason` text,\n\t`opt_out_reason` text,\n\t`opted_out_at` integer,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`campaign_id`) REFERENCES `campaigns`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE UNIQUE INDEX `leads_campaign_phone` ON `leads` (`campaign_id`,`livemode`,`phone`);",
+      "\nCREATE UNIQUE INDEX `leads_campaign_external` ON `leads` (`campaign_id`,`livemode`,`external_id`) WHERE external_id IS NOT NULL;",
+      "\nCREATE INDEX `leads_org_list` ON `leads` (`org_id`,`livemode`,`id`);",
+      "\nCREATE INDEX `leads_org_external` ON `leads` (`org_id`,`livemode`,`external_id`);",
+      "\nCREATE INDEX `leads_org_phone` ON `leads` (`org_id`,`livemode`,`phone`);",
+      "\nCREATE INDEX `leads_campaign_list` ON `leads` (`campaign_id`,`livemode`,`id`);",
+      "\nCREATE INDEX `leads_queue` ON `leads` (`status`,`campaign_id`,`livemode`,`queue_key`,`id`);",
+      "\nCREATE INDEX `leads_due` ON `leads` (`status`,`due_at`);"
+    ]
+  },
+  {
+    "tag": "0002_lead_counters",
+    "folderMillis": 1795354157786,
+    "hash": "dd69ce31155b29379ced8f9ae7a70b242990d9dc05e6e4ad90ba267526e3525d",
+    "bps": true,
+    "sql": [
+      "-- Waiting API leads per campaign and mode (the 5,000 queue_full limit), kept in step with\n-- every lead write by triggers, so the count is exact inside any transaction and costs one\n-- row lookup to read.\nINSERT OR IGNORE INTO campaign_counters (campaign_id, livemode, api_waiting)\n  SELECT id, 1, 0 FROM campaigns UNION ALL SELECT id, 0, 0 FROM campaigns;\n",
+      "\nCREATE TRIGGER campaign_counters_new_campaign AFTER INSERT ON campaigns\nBEGIN\n  INSERT OR IGNORE INTO campaign_counters (campaign_id, livemode, api_waiting) VALUES (NEW.id, 1, 0), (NEW.id, 0, 0);\nEND;\n",
+      "\nCREATE TRIGGER leads_waiting_insert AFTER INSERT ON leads\nWHEN NEW.lead_source = 'api' AND NEW.status IN ('queued', 'scheduled', 'held')\nBEGIN\n  UPDATE campaign_counters SET api_waiting = api_waiting + 1\n  WHERE campaign_id = NEW.campaign_id AND livemode = NEW.livemode;\nEND;\n",
+      "\nCREATE TRIGGER leads_waiting_update AFTER UPDATE OF status ON leads\nWHEN (OLD.lead_source = 'api' AND OLD.status IN ('queued', 'scheduled', 'held'))\n  <> (NEW.lead_source = 'api' AND NEW.status IN ('queued', 'scheduled', 'held'))\nBEGIN\n  UPDATE campaign_counters\n  SET api_waiting = api_waiting + CASE WHEN NEW.status IN ('queued', 'scheduled', 'held') THEN 1 ELSE -1 END\n  WHERE campaign_id = NEW.campaign_id AND livemode = NEW.livemode;\nEND;\n",
+      "\nCREATE TRIGGER leads_waiting_delete AFTER DELETE ON leads\nWHEN OLD.lead_source = 'api' AND OLD.status IN ('queued', 'scheduled', 'held')\nBEGIN\n  UPDATE campaign_counters SET api_waiting = api_waiting - 1\n  WHERE campaign_id = OLD.campaign_id AND livemode = OLD.livemode;\nEND;\n"
+    ]
   }
 ]

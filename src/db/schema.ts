@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 // Times are unix milliseconds (integers); ids are uuid v7 unless a prefix is named.
@@ -123,4 +124,118 @@ export const idempotencyRecords = sqliteTable(
     created: integer('created').notNull(),
   },
   (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] }), index('idempotency_created').on(t.created)],
+)
+
+/** Waiting API leads (queued, scheduled, held) per campaign and mode, kept by triggers (migration 0002). */
+export const campaignCounters = sqliteTable(
+  'campaign_counters',
+  {
+    campaignId: text('campaign_id').notNull().references(() => campaigns.id),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    apiWaiting: integer('api_waiting').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.livemode] })],
+)
+
+export interface Consent {
+  source: string
+  agreed_at: string
+  text?: string
+  url?: string
+  ip?: string
+}
+
+export const LEAD_STATUSES = [
+  'new', 'queued', 'scheduled', 'held', 'dialing', 'on_call', 'callback_scheduled', 'done', 'out_of_queue',
+] as const
+
+export const leads = sqliteTable(
+  'leads',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull().references(() => orgs.id),
+    campaignId: text('campaign_id').notNull().references(() => campaigns.id),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    externalId: text('external_id'),
+    /** E.164 */
+    phone: text('phone').notNull(),
+    name: text('name'),
+    email: text('email'),
+    address: text('address'),
+    fields: text('fields', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    consent: text('consent', { mode: 'json' }).$type<Consent | null>(),
+    /** api (POST /leads and the older campaign path), import (admin CSV), app. */
+    leadSource: text('lead_source'),
+    owner: text('owner', { mode: 'json' }).$type<Person | null>(),
+    status: text('status', { enum: LEAD_STATUSES }).notNull(),
+    callNow: integer('call_now', { mode: 'boolean' }).notNull(),
+    /** Position key in the campaign's dial queue while queued (see domain/queue). */
+    queueKey: integer('queue_key'),
+    /** When the lead was (last) put in line: orders leads of one priority, oldest first. */
+    queuedAt: integer('queued_at').notNull(),
+    /** While scheduled: when it may be called (the spec's scheduled_for) and why it waits. */
+    dueAt: integer('due_at'),
+    dueReason: text('due_reason'),
+    heldReason: text('held_reason'),
+    callbackAt: integer('callback_at'),
+    late: integer('late', { mode: 'boolean' }).notNull().default(false),
+    attempts: integer('attempts').notNull().default(0),
+    lastOutcome: text('last_outcome'),
+    lastOutcomeLabel: text('last_outcome_label'),
+    nextDialAt: integer('next_dial_at'),
+    /** Last accepted POST for this lead: the duplicate window counts from it. */
+    lastPostedAt: integer('last_posted_at').notNull(),
+    lastContactAt: integer('last_contact_at'),
+    /** Why the lead is out_of_queue: opted_out, dnc, taken_out. */
+    outReason: text('out_reason'),
+    optOutReason: text('opt_out_reason'),
+    optedOutAt: integer('opted_out_at'),
+    created: integer('created').notNull(),
+    updated: integer('updated').notNull(),
+  },
+  (t) => [
+    uniqueIndex('leads_campaign_phone').on(t.campaignId, t.livemode, t.phone),
+    uniqueIndex('leads_campaign_external').on(t.campaignId, t.livemode, t.externalId).where(sql`external_id IS NOT NULL`),
+    index('leads_org_list').on(t.orgId, t.livemode, t.id),
+    index('leads_org_external').on(t.orgId, t.livemode, t.externalId),
+    index('leads_org_phone').on(t.orgId, t.livemode, t.phone),
+    index('leads_campaign_list').on(t.campaignId, t.livemode, t.id),
+    index('leads_queue').on(t.status, t.campaignId, t.livemode, t.queueKey, t.id),
+    index('leads_due').on(t.status, t.dueAt),
+  ],
+)
+
+/** Each accepted call-now request (POST /calls, POST /leads with call_now for an existing lead). */
+export const callRequests = sqliteTable(
+  'call_requests',
+  {
+    id: text('id').primaryKey(),
+    leadId: text('lead_id').notNull().references(() => leads.id),
+    keyId: text('key_id').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('call_requests_lead').on(t.leadId, t.at)],
+)
+
+/** Every event, stored with the change that caused it (the webhook outbox reads from here). */
+export const events = sqliteTable(
+  'events',
+  {
+    /** evt_ + 32 hex digits of a uuid v7: time-ordered. */
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull().references(() => orgs.id),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    type: text('type').notNull(),
+    campaignId: text('campaign_id'),
+    /** The lead or call the event is about. */
+    objectId: text('object_id').notNull(),
+    created: integer('created').notNull(),
+    /** The whole envelope as sent and as GET /events/{id} returns it. */
+    body: text('body').notNull(),
+  },
+  (t) => [
+    index('events_org_list').on(t.orgId, t.livemode, t.id),
+    index('events_object').on(t.objectId, t.id),
+    index('events_created').on(t.created),
+  ],
 )

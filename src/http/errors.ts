@@ -2,7 +2,7 @@ import { ApiError, errorBody, invalid, notFound } from '../errors'
 import { logger } from '../log'
 
 /** One TypeBox error as Elysia hands it over. */
-interface ValueError {
+export interface ValueError {
   path: string
   message: string
   type?: number
@@ -30,16 +30,19 @@ function fromValidation(error: { type?: string; all?: ValueError[]; valueError?:
   // A bad id in a path names no object: not found, not a 400 (DESIGN.md).
   if (where === 'params') return notFound()
   if (!first) return invalid('The request is not valid.')
-  const param = paramFromPointer(first.path) ?? (first.schema?.['x-param'] as string | undefined) ?? null
-  if (first.type === ADDITIONAL_PROPERTIES) {
-    return invalid(`Unknown field: ${param ?? 'the request'}.`, param)
-  }
-  if (first.type === REQUIRED_PROPERTY) {
-    return invalid(`${param} is required.`, param)
-  }
-  if (param === null) {
-    return invalid(where === 'body' ? 'The request body must be a JSON object of the documented fields.' : first.message)
-  }
+  return fromValueError(first, '', where === 'body' ? 'The request body must be a JSON object of the documented fields.' : first.message)
+}
+
+/**
+ * One schema error as the envelope's invalid_request, `param` named from its path (with
+ * `prefix` for items of a batch, e.g. `leads[3].`).
+ */
+export function fromValueError(first: ValueError, prefix: string, whole = 'must be a JSON object of the documented fields'): ApiError {
+  const path = paramFromPointer(first.path) ?? (first.schema?.['x-param'] as string | undefined) ?? null
+  const param = path === null ? (prefix ? prefix.replace(/\.$/, '') : null) : prefix + path
+  if (first.type === ADDITIONAL_PROPERTIES) return invalid(`Unknown field: ${param ?? 'the request'}.`, param)
+  if (first.type === REQUIRED_PROPERTY) return invalid(`${param} is required.`, param)
+  if (path === null) return invalid(prefix ? `${param} ${whole}.` : whole, param)
   const message = first.message === 'Expected union value' ? 'has an invalid value' : first.message.replace(/^Expected/, 'expected')
   return invalid(`${param}: ${message}.`, param)
 }

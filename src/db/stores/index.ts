@@ -1,8 +1,10 @@
 import type { DatabaseHandle } from '../client'
 import { campaignStore } from './campaign-store'
 import { dncStore } from './dnc-store'
+import { eventStore } from './event-store'
 import { idempotencyStore } from './idempotency-store'
 import { keyStore } from './key-store'
+import { leadStore } from './lead-store'
 import { orgStore } from './org-store'
 import { settingsStore } from './settings-store'
 
@@ -11,12 +13,15 @@ export function createStores(database: DatabaseHandle) {
   const { db } = database
   return {
     transaction: database.transaction,
+    afterCommit: database.afterCommit,
     settings: settingsStore(db),
     orgs: orgStore(db),
     keys: keyStore(db),
     campaigns: campaignStore(db, database.onRollback),
     dnc: dncStore(db, database.sqlite),
     idempotency: idempotencyStore(db),
+    leads: leadStore(db, database.sqlite),
+    events: eventStore(db),
   }
 }
 

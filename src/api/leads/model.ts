@@ -1,0 +1,177 @@
+import { t } from 'elysia'
+import type { ApiLead } from '../../domain/leads/lead-view'
+import { MAX_CUSTOM_FIELDS } from '../../domain/leads/lead-input'
+import { DateTime, strict, Uuid } from '../shared'
+
+// Spec "Limits" field lengths.
+export const Consent = t.Object(
+  {
+    source: t.String({ minLength: 1, maxLength: 100, description: 'where the lead agreed, e.g. web_form, crm, purchased_list' }),
+    agreed_at: t.String({ format: 'date-time' }),
+    text: t.Optional(t.String({ maxLength: 5000, description: 'the words agreed to (text or url is required)' })),
+    url: t.Optional(t.String({ format: 'uri', maxLength: 2048, description: 'the page agreed on (text or url is required)' })),
+    ip: t.Optional(t.String({ maxLength: 45 })),
+  },
+  strict,
+)
+
+export const CustomFields = t.Record(t.String(), t.String({ maxLength: 1000 }), {
+  maxProperties: MAX_CUSTOM_FIELDS,
+  description: `custom fields: string keys (1 to 100 characters) and values, at most ${MAX_CUSTOM_FIELDS}`,
+})
+
+/** A lead's own fields, as POST /leads takes them (without campaign_id and dry_run). */
+export const leadFields = {
+  external_id: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  phone: t.String({ minLength: 1, maxLength: 32, description: 'US or Canadian number, any common format; +1 and 10 digits preferred' }),
+  name: t.Optional(t.String({ maxLength: 200 })),
+  email: t.Optional(t.String({ maxLength: 254 })),
+  address: t.Optional(t.String({ maxLength: 500 })),
+  fields: t.Optional(CustomFields),
+  consent: t.Optional(Consent),
+  call_now: t.Optional(t.Boolean({ description: "dial ahead of the campaign's other leads; defaults to the campaign's setting" })),
+}
+
+export const CreateLeadBody = t.Object(
+  { campaign_id: Uuid, ...leadFields, dry_run: t.Optional(t.Boolean({ description: 'run every check, answer, store nothing' })) },
+  strict,
+)
+
+/** One item of POST /leads/batch; checked item by item so a bad item fails alone. */
+export const BatchLeadItem = t.Object({ campaign_id: t.Optional(Uuid), ...leadFields }, strict)
+
+export const BatchBody = t.Object(
+  {
+    campaign_id: t.Optional(Uuid),
+    dry_run: t.Optional(t.Boolean()),
+    leads: t.Array(t.Unknown({ description: 'a lead: the fields of POST /leads (campaign_id optional when given once for the batch)' }), {
+      maxItems: 60,
+    }),
+  },
+  strict,
+)
+
+/** The older campaign path: no campaign_id (it is in the path), `customFields` merged into `fields`. */
+export const LegacyLeadItem = t.Object({ ...leadFields, customFields: t.Optional(CustomFields) }, strict)
+export const LegacyCreateBody = t.Object({ ...leadFields, customFields: t.Optional(CustomFields), dry_run: t.Optional(t.Boolean()) }, strict)
+export const LegacyBatchBody = t.Object(
+  { dry_run: t.Optional(t.Boolean()), leads: t.Array(t.Unknown({ description: 'a lead, as POST /campaigns/{id}/leads' }), { maxItems: 60 }) },
+  strict,
+)
+
+export const PatchLeadBody = t.Object(
+  {
+    name: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+    email: t.Optional(t.Nullable(t.String({ maxLength: 254 }))),
+    address: t.Optional(t.Nullable(t.String({ maxLength: 500 }))),
+    fields: t.Optional(t.Record(t.String(), t.String({ maxLength: 1000 }), { description: 'merged; a key sent as an empty string is removed' })),
+    consent: t.Optional(Consent),
+    external_id: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'only while the lead has none' })),
+    call_now: t.Optional(t.Boolean({ description: 'only false: drops the speed-to-lead priority' })),
+    phone: t.Optional(t.Unknown({ description: 'cannot be changed (422 phone_cannot_change)' })),
+  },
+  strict,
+)
+
+export const OptOutBody = t.Optional(t.Object({ reason: t.Optional(t.String({ maxLength: 500 })) }, strict))
+
+// Literals written out: t.UnionEnum would give the query parameter a default ('new').
+export const LeadStatus = t.Union(
+  [
+    t.Literal('new'), t.Literal('queued'), t.Literal('scheduled'), t.Literal('held'), t.Literal('dialing'),
+    t.Literal('on_call'), t.Literal('callback_scheduled'), t.Literal('done'), t.Literal('out_of_queue'),
+  ],
+  { 'x-param': 'status' },
+)
+
+const Person = t.Object({ id: t.String(), name: t.String() })
+
+export const LeadCallSummary = t.Object({
+  id: t.String(),
+  started: DateTime,
+  outcome: t.Nullable(t.String()),
+  outcome_label: t.Nullable(t.String()),
+  duration_seconds: t.Nullable(t.Integer()),
+})
+
+const leadObject = {
+  id: Uuid,
+  external_id: t.Nullable(t.String()),
+  campaign_id: Uuid,
+  name: t.Nullable(t.String()),
+  phone: t.String(),
+  email: t.Nullable(t.String()),
+  address: t.Nullable(t.String()),
+  fields: t.Record(t.String(), t.String()),
+  consent: t.Nullable(t.Object({}, { additionalProperties: true })),
+  lead_source: t.Nullable(t.String()),
+  owner: t.Nullable(Person),
+  created: DateTime,
+  updated: DateTime,
+  status: LeadStatus,
+  call_now: t.Boolean(),
+  place_in_line: t.Nullable(t.Integer()),
+  estimated_wait_seconds: t.Nullable(t.Integer()),
+  scheduled_for: t.Nullable(DateTime),
+  scheduled_reason: t.Nullable(t.String()),
+  held_reason: t.Nullable(t.String()),
+  callback_at: t.Nullable(DateTime),
+  late: t.Boolean(),
+  attempts: t.Integer(),
+  last_outcome: t.Nullable(t.String()),
+  last_outcome_label: t.Nullable(t.String()),
+  next_dial_at: t.Nullable(DateTime),
+  calls: t.Array(LeadCallSummary),
+  livemode: t.Boolean(),
+}
+
+export const Lead = t.Object(leadObject)
+export const OptedOutLead = t.Object({ ...leadObject, call_in_progress: t.Boolean() })
+
+/** GET /campaigns/{id}/leads: the older shape, camelCase for five fields, the rest as Lead. */
+const { external_id: _e, campaign_id: _c, fields: _f, created: _cr, updated: _u, ...rest } = leadObject
+export const LegacyLead = t.Object({
+  ...rest,
+  externalId: t.Nullable(t.String()),
+  campaignId: Uuid,
+  customFields: t.Record(t.String(), t.String()),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+})
+
+export function legacyLead(view: ApiLead) {
+  const { external_id, campaign_id, fields, created, updated, ...others } = view
+  return { ...others, externalId: external_id, campaignId: campaign_id, customFields: fields, createdAt: created, updatedAt: updated }
+}
+
+export const IntakeReply = t.Object({
+  id: t.Nullable(Uuid),
+  external_id: t.Nullable(t.String()),
+  status: t.Union([t.Literal('dialing'), t.Literal('queued'), t.Literal('scheduled'), t.Literal('held')]),
+  call_now: t.Boolean(),
+  place_in_line: t.Nullable(t.Integer()),
+  estimated_wait_seconds: t.Nullable(t.Integer()),
+  scheduled_for: t.Nullable(DateTime),
+  scheduled_reason: t.Nullable(t.String()),
+  held_reason: t.Nullable(t.String()),
+  dry_run: t.Boolean(),
+  requeued: t.Optional(t.Literal(true)),
+  livemode: t.Boolean(),
+})
+
+export const BatchReply = t.Object({
+  succeeded: t.Integer(),
+  failed: t.Integer(),
+  dry_run: t.Boolean(),
+  results: t.Array(
+    t.Union([
+      t.Object({ index: t.Integer(), ok: t.Literal(true), lead: IntakeReply }),
+      t.Object({
+        index: t.Integer(),
+        ok: t.Literal(false),
+        error: t.Object({ code: t.String(), message: t.String(), param: t.Nullable(t.String()), lead_id: t.Nullable(t.String()) }),
+      }),
+    ]),
+  ),
+  livemode: t.Boolean(),
+})

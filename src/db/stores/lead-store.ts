@@ -1,0 +1,156 @@
+import type { Database } from 'bun:sqlite'
+import { and, desc, eq, gte, inArray, like, lte, or, sql } from 'drizzle-orm'
+import type { Db } from '../client'
+import { callRequests, campaignCounters, leads, LEAD_STATUSES } from '../schema'
+
+export type LeadRow = typeof leads.$inferSelect
+export type NewLead = typeof leads.$inferInsert
+export type LeadStatus = (typeof LEAD_STATUSES)[number]
+
+export interface LeadScope {
+  orgId: string
+  livemode: boolean
+  /** null: every campaign of the organization. */
+  campaignIds: readonly string[] | null
+}
+
+export interface LeadListFilter {
+  campaignId?: string
+  status?: LeadStatus
+  createdGte?: number
+  createdLte?: number
+  startingAfter?: string
+}
+
+export function leadStore(db: Db, sqlite: Database) {
+  const byId = db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare()
+  const waiting = sqlite.query<{ n: number }, [string, number]>(
+    'SELECT api_waiting AS n FROM campaign_counters WHERE campaign_id = ? AND livemode = ?',
+  )
+  const callRequestsSince = sqlite.query<{ n: number }, [string, number]>(
+    'SELECT count(*) AS n FROM call_requests WHERE lead_id = ? AND at > ?',
+  )
+  const lastContact = sqlite.query<{ at: number | null }, [string, number, string]>(
+    'SELECT max(last_contact_at) AS at FROM leads WHERE org_id = ? AND livemode = ? AND phone = ?',
+  )
+  const scoped = (scope: LeadScope) =>
+    and(
+      eq(leads.orgId, scope.orgId),
+      eq(leads.livemode, scope.livemode),
+      scope.campaignIds ? inArray(leads.campaignId, [...scope.campaignIds]) : undefined,
+    )
+
+  return {
+    insert(row: NewLead): LeadRow {
+      return db.insert(leads).values(row).returning().get()
+    },
+    update(id: string, changes: Partial<NewLead>): LeadRow {
+      return db.update(leads).set(changes).where(eq(leads.id, id)).returning().get()!
+    },
+    get(id: string): LeadRow | undefined {
+      return byId.get({ id })
+    },
+    /** An existing lead of the campaign with this external_id (checked first) or phone. */
+    findDuplicate(campaignId: string, livemode: boolean, phone: string, externalId: string | null): LeadRow | undefined {
+      if (externalId !== null) {
+        const byExternal = this.findByExternalIdInCampaign(campaignId, livemode, externalId)
+        if (byExternal) return byExternal
+      }
+      return db.select().from(leads)
+        .where(and(eq(leads.campaignId, campaignId), eq(leads.livemode, livemode), eq(leads.phone, phone))).get()
+    },
+    findByExternalIdInCampaign(campaignId: string, livemode: boolean, externalId: string): LeadRow | undefined {
+      return db.select().from(leads)
+        .where(and(eq(leads.campaignId, campaignId), eq(leads.livemode, livemode), eq(leads.externalId, externalId))).get()
+    },
+    findByExternalId(scope: LeadScope, externalId: string, campaignId?: string): LeadRow[] {
+      return db.select().from(leads)
+        .where(and(scoped(scope), eq(leads.externalId, externalId), campaignId ? eq(leads.campaignId, campaignId) : undefined))
+        .orderBy(desc(leads.id)).limit(50).all()
+    },
+    /** Newest first. */
+    list(scope: LeadScope, filter: LeadListFilter, limit: number): LeadRow[] {
+      return db.select().from(leads)
+        .where(and(
+          scoped(scope),
+          filter.campaignId ? eq(leads.campaignId, filter.campaignId) : undefined,
+          filter.status ? eq(leads.status, filter.status) : undefined,
+          filter.createdGte !== undefined ? gte(leads.created, filter.createdGte) : undefined,
+          filter.createdLte !== undefined ? lte(leads.created, filter.createdLte) : undefined,
+          filter.startingAfter ? sql`${leads.id} < ${filter.startingAfter}` : undefined,
+        ))
+        .orderBy(desc(leads.id)).limit(limit).all()
+    },
+    /** The older campaign list: newest first, `search` in name, phone or email. */
+    listForCampaign(campaignId: string, livemode: boolean, limit: number, options: { cursor?: string; search?: string }): LeadRow[] {
+      const pattern = options.search ? `%${options.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%` : undefined
+      const digits = options.search?.replace(/\D/g, '')
+      return db.select().from(leads)
+        .where(and(
+          eq(leads.campaignId, campaignId),
+          eq(leads.livemode, livemode),
+          options.cursor ? sql`${leads.id} < ${options.cursor}` : undefined,
+          pattern
+            ? or(
+                sql`${leads.name} LIKE ${pattern} ESCAPE '\\'`,
+                sql`${leads.email} LIKE ${pattern} ESCAPE '\\'`,
+                digits ? like(leads.phone, `%${digits}%`) : undefined,
+              )
+            : undefined,
+        ))
+        .orderBy(desc(leads.id)).limit(limit).all()
+    },
+    withPhone(orgId: string, livemode: boolean, phone: string): LeadRow[] {
+      return db.select().from(leads)
+        .where(and(eq(leads.orgId, orgId), eq(leads.livemode, livemode), eq(leads.phone, phone))).all()
+    },
+    inStatuses(campaignId: string, livemode: boolean | null, statuses: LeadStatus[]): LeadRow[] {
+      return db.select().from(leads)
+        .where(and(
+          eq(leads.campaignId, campaignId),
+          livemode === null ? undefined : eq(leads.livemode, livemode),
+          inArray(leads.status, statuses),
+        ))
+        .orderBy(leads.queuedAt, leads.id).all()
+    },
+    /** Scheduled leads whose time has come, oldest due first. */
+    dueScheduled(now: number, limit: number): LeadRow[] {
+      return db.select().from(leads)
+        .where(and(eq(leads.status, 'scheduled'), lte(leads.dueAt, now)))
+        .orderBy(leads.dueAt, leads.id).limit(limit).all()
+    },
+    nextDueAt(): number | null {
+      return db.select({ at: sql<number | null>`min(${leads.dueAt})` }).from(leads).where(eq(leads.status, 'scheduled')).get()?.at ?? null
+    },
+    /** Every queued lead in queue order, per campaign and mode (boot rebuild). */
+    *queuedInOrder(): Generator<{ campaignId: string; livemode: boolean; id: string; queueKey: number }> {
+      const rows = sqlite.query<{ campaign_id: string; livemode: number; id: string; queue_key: number }, []>(
+        "SELECT campaign_id, livemode, id, queue_key FROM leads WHERE status = 'queued' ORDER BY campaign_id, livemode, queue_key, id",
+      )
+      for (const r of rows.iterate()) yield { campaignId: r.campaign_id, livemode: r.livemode === 1, id: r.id, queueKey: r.queue_key }
+    },
+    apiWaiting(campaignId: string, livemode: boolean): number {
+      return waiting.get(campaignId, livemode ? 1 : 0)?.n ?? 0
+    },
+    /** Ensures the counter rows exist (campaigns made before the counters migration have them from it). */
+    counterRows(campaignId: string): void {
+      db.insert(campaignCounters).values([{ campaignId, livemode: true }, { campaignId, livemode: false }]).onConflictDoNothing().run()
+    },
+    callRequestsSince(leadId: string, since: number): number {
+      return callRequestsSince.get(leadId, since)?.n ?? 0
+    },
+    /** The oldest call-now request still inside the window (for Retry-After). */
+    oldestCallRequestSince(leadId: string, since: number): number | null {
+      return db.select({ at: sql<number | null>`min(${callRequests.at})` }).from(callRequests)
+        .where(and(eq(callRequests.leadId, leadId), sql`${callRequests.at} > ${since}`)).get()?.at ?? null
+    },
+    insertCallRequest(row: typeof callRequests.$inferInsert): void {
+      db.insert(callRequests).values(row).run()
+    },
+    lastContactAt(orgId: string, livemode: boolean, phone: string): number | null {
+      return lastContact.get(orgId, livemode ? 1 : 0, phone)?.at ?? null
+    },
+  }
+}
+
+export type LeadStore = ReturnType<typeof leadStore>

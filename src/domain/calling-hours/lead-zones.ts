@@ -1,0 +1,31 @@
+/**
+ * A lead's time zones from its number: the longest NANP prefix in the generated table
+ * (area code, sometimes area code + exchange). DESIGN.md: more than four zones (toll-free and
+ * non-geographic numbers, which only match the bare '1' entry) means the organization's zone.
+ */
+import { NANP_ZONES } from './area-zones.generated'
+
+const MAX_ZONES = 4
+
+/**
+ * Prefix -> zones, split once at startup (about 2,000 entries) so intake does not re-split per
+ * lead; null where the list is too broad to mean anything.
+ */
+const ZONES_BY_PREFIX = new Map<string, readonly string[] | null>(
+  Object.entries(NANP_ZONES).map(([prefix, joined]) => {
+    const zones = joined.split('&')
+    return [prefix, zones.length > MAX_ZONES ? null : zones]
+  }),
+)
+const LONGEST_PREFIX = Math.max(...Object.keys(NANP_ZONES).map((prefix) => prefix.length))
+
+/** The IANA zones a lead at `e164` (+1...) may be in; [orgTimezone] when the number does not say. */
+export function zonesForPhone(e164: string, orgTimezone: string): string[] {
+  const digits = e164.startsWith('+') ? e164.slice(1) : e164
+  // Keys are at most LONGEST_PREFIX digits: longer candidates can never match.
+  for (let length = Math.min(digits.length, LONGEST_PREFIX); length >= 1; length--) {
+    const zones = ZONES_BY_PREFIX.get(digits.slice(0, length))
+    if (zones !== undefined) return zones ? [...zones] : [orgTimezone]
+  }
+  return [orgTimezone]
+}

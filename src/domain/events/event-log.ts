@@ -1,0 +1,75 @@
+import type { EventRow, EventStore } from '../../db/stores/event-store'
+import type { Clock } from '../../jobs/clock'
+import { iso } from '../../jobs/clock'
+import { newId } from '../ids'
+
+/** The spec's event types. */
+export const EVENT_TYPES = [
+  'lead.created', 'lead.queued', 'lead.interested', 'lead.opted_out', 'lead.late',
+  'call.started', 'call.answered', 'call.completed', 'handover.accepted', 'voicemail.left', 'callback.booked',
+] as const
+
+export type EventType = (typeof EVENT_TYPES)[number]
+
+export interface EventEnvelope {
+  id: string
+  type: EventType
+  created: string
+  livemode: boolean
+  api_version: string
+  data: { object: Record<string, unknown> }
+  sample?: true
+}
+
+export interface NewEvent {
+  type: EventType
+  orgId: string
+  livemode: boolean
+  campaignId: string | null
+  objectId: string
+  /** The lead or call as GET returns it, plus the event's own fields. */
+  object: Record<string, unknown>
+}
+
+/** Told of every stored event inside its transaction (the webhook outbox subscribes here). */
+export type EventListener = (event: EventRow, envelope: EventEnvelope) => void
+
+/** `evt_` and the 32 hex digits of a uuid v7, so ids sort by time like every other id. */
+export const newEventId = (): string => `evt_${newId().replace(/-/g, '')}`
+
+export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: string }) {
+  const listeners: EventListener[] = []
+  return {
+    onRecorded(listener: EventListener): void {
+      listeners.push(listener)
+    },
+
+    /** Stores an event; call it inside the transaction that makes the change it reports. */
+    record(input: NewEvent): EventEnvelope {
+      const created = deps.clock.now()
+      const envelope: EventEnvelope = {
+        id: newEventId(),
+        type: input.type,
+        created: iso(created),
+        livemode: input.livemode,
+        api_version: deps.apiVersion,
+        data: { object: input.object },
+      }
+      const row: EventRow = {
+        id: envelope.id,
+        orgId: input.orgId,
+        livemode: input.livemode,
+        type: input.type,
+        campaignId: input.campaignId,
+        objectId: input.objectId,
+        created,
+        body: JSON.stringify(envelope),
+      }
+      deps.events.insert(row)
+      for (const listener of listeners) listener(row, envelope)
+      return envelope
+    },
+  }
+}
+
+export type EventLog = ReturnType<typeof eventLog>

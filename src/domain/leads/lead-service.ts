@@ -1,0 +1,657 @@
+import type { CampaignRow } from '../../db/stores/campaign-store'
+import type { LeadListFilter, LeadRow, LeadStatus, NewLead } from '../../db/stores/lead-store'
+import type { Stores } from '../../db/stores'
+import { ApiError, invalid, notFound } from '../../errors'
+import { iso, isoOrNull, type Clock } from '../../jobs/clock'
+import type { Scheduler } from '../../jobs/scheduler'
+import type { MinuteCounter } from '../../http/rate-limit'
+import { inScope, requireCampaignScope, type Principal } from '../access/permissions'
+import { zonesForPhone } from '../calling-hours/lead-zones'
+import type { CampaignService } from '../campaigns/campaign-service'
+import type { DncService, DncSource } from '../dnc/dnc-service'
+import type { EventLog, EventType } from '../events/event-log'
+import { newId } from '../ids'
+import { outcomeLabel } from '../outcomes'
+import { classifyPhone } from '../phone/phone-number'
+import { estimatedWaitSeconds, type DialQueues } from '../queue/dial-queues'
+import { queueKey } from '../queue/ranked-queue'
+import { checkLeadInput, checkConsent, checkFields, type LeadInput } from './lead-input'
+import { apiLead, eventLead, type ApiLead } from './lead-view'
+import { placeLead, type Placement, type ScheduledReason } from './placement'
+
+/** Spec "Limits": waiting API leads per campaign, API-started calls per lead per 24 h. */
+export const MAX_WAITING_API_LEADS = 5000
+export const MAX_API_CALLS_PER_DAY = 3
+const DAY = 24 * 60 * 60 * 1000
+// Until a campaign has calls of its own to average (the dialer reports them).
+export const DEFAULT_HANDLE_SECONDS = 180
+
+/** The intake reply of the spec (POST /leads, each ok batch result). */
+export interface IntakeReply {
+  id: string | null
+  external_id: string | null
+  status: 'queued' | 'dialing' | 'scheduled' | 'held'
+  call_now: boolean
+  place_in_line: number | null
+  estimated_wait_seconds: number | null
+  scheduled_for: string | null
+  scheduled_reason: string | null
+  held_reason: string | null
+  dry_run: boolean
+  requeued?: true
+  livemode: boolean
+}
+
+export interface IntakeOutcome {
+  reply: IntakeReply
+  /** 201 for a new lead, 200 for a dry run or a re-queue. */
+  created: boolean
+}
+
+export interface LeadPatch {
+  name?: string | null
+  email?: string | null
+  address?: string | null
+  fields?: Record<string, string>
+  consent?: LeadInput['consent']
+  external_id?: string
+  call_now?: boolean
+  /** Present only to be refused (phone_cannot_change). */
+  phone?: unknown
+}
+
+export type BatchResult =
+  | { index: number; ok: true; lead: IntakeReply }
+  | { index: number; ok: false; error: { code: string; message: string; param: string | null; lead_id: string | null } }
+
+/** What the lead service needs of later capabilities; defaults until they exist. */
+export interface LeadHooks {
+  /** Sample calls of a test key not yet ended (dialer). */
+  runningTestCalls(keyId: string): number
+  /** The campaign reached its monthly spend cap (usage). */
+  spendCapReached(campaign: CampaignRow, livemode: boolean): boolean
+  /** Recent average handle time of the campaign's calls, seconds (dialer). */
+  averageHandleSeconds(campaignId: string, livemode: boolean): number
+}
+
+const REQUEUEABLE: readonly LeadStatus[] = ['done', 'callback_scheduled', 'new']
+
+export function leadService(deps: {
+  stores: Stores
+  campaigns: CampaignService
+  dnc: DncService
+  events: EventLog
+  queues: DialQueues
+  scheduler: Scheduler
+  clock: Clock
+  newLeads: MinuteCounter
+  hooks?: Partial<LeadHooks>
+}) {
+  const { stores, queues, clock, events } = deps
+  const leads = stores.leads
+  const hooks: LeadHooks = {
+    runningTestCalls: () => 0,
+    spendCapReached: () => false,
+    averageHandleSeconds: () => DEFAULT_HANDLE_SECONDS,
+    ...deps.hooks,
+  }
+
+  // ---- writing leads: SQLite first, the queue after commit ----
+
+  /** Keeps the dial queue and the due timer in step with a lead's row once the transaction commits. */
+  function follow(before: LeadRow | null, after: LeadRow): void {
+    stores.afterCommit(() => {
+      if (before?.status === 'queued' && before.queueKey !== null) {
+        queues.remove(before.campaignId, before.livemode, before.id, before.queueKey)
+      }
+      if (after.status === 'queued' && after.queueKey !== null) {
+        queues.add(after.campaignId, after.livemode, after.id, after.queueKey)
+      }
+      if (after.status === 'scheduled' && after.dueAt !== null) dueTimer.consider(after.dueAt)
+    })
+  }
+
+  function save(before: LeadRow, changes: Partial<NewLead>): LeadRow {
+    const after = leads.update(before.id, { ...changes, updated: clock.now() })
+    follow(before, after)
+    return after
+  }
+
+  /** Row changes that put a lead where `placement` says. */
+  function placementChanges(placement: Placement, lead: Pick<LeadRow, 'callNow' | 'queuedAt'>, priority?: 0 | 1 | 2): Partial<NewLead> {
+    switch (placement.status) {
+      case 'queued':
+        return {
+          status: 'queued',
+          queueKey: queueKey(priority ?? (lead.callNow ? 0 : 2), lead.queuedAt),
+          dueAt: null,
+          dueReason: null,
+          heldReason: null,
+        }
+      case 'scheduled':
+        return { status: 'scheduled', queueKey: null, dueAt: placement.dueAt, dueReason: placement.reason, heldReason: null }
+      case 'held':
+        return { status: 'held', queueKey: null, heldReason: placement.reason }
+    }
+  }
+
+  function campaignOf(id: string): CampaignRow {
+    const campaign = stores.campaigns.get(id)
+    if (!campaign) throw notFound('No such campaign')
+    return campaign
+  }
+
+  function placementFor(lead: Pick<LeadRow, 'phone' | 'orgId' | 'livemode'>, campaign: CampaignRow, notBefore?: Parameters<typeof placeLead>[0]['notBefore']): Placement {
+    const org = stores.orgs.get(lead.orgId)!
+    return placeLead({
+      campaign,
+      zones: zonesForPhone(lead.phone, org.timezone),
+      now: clock.now(),
+      lastContactAt: campaign.cooldownHours > 0 ? leads.lastContactAt(lead.orgId, lead.livemode, lead.phone) : null,
+      notBefore,
+      spendCapReached: hooks.spendCapReached(campaign, lead.livemode),
+    })
+  }
+
+  /** A lead for a reply; `single` adds its place in line (only single-lead reads have it). */
+  function view(row: LeadRow, single = false): ApiLead {
+    // place_in_line and estimated_wait_seconds only on a single-lead read (spec "Lead").
+    let place: number | null = null
+    let wait: number | null = null
+    if (single) {
+      const position = placeOf(row)
+      place = position
+      if (position !== null && row.status === 'queued') {
+        wait = estimatedWaitSeconds(position, campaignOf(row.campaignId).lines, hooks.averageHandleSeconds(row.campaignId, row.livemode))
+      } else if (position === 0) {
+        wait = 0
+      }
+    }
+    return apiLead(row, { placeInLine: place, estimatedWaitSeconds: wait })
+  }
+
+  function placeOf(row: LeadRow): number | null {
+    if (row.status === 'dialing' || row.status === 'on_call') return 0
+    if (row.status !== 'queued' || row.queueKey === null) return null
+    return queues.placeInLine(row.campaignId, row.livemode, row.id, row.queueKey)
+  }
+
+  function emit(type: EventType, row: LeadRow, extra: Record<string, unknown> = {}): void {
+    events.record({
+      type,
+      orgId: row.orgId,
+      livemode: row.livemode,
+      campaignId: row.campaignId,
+      objectId: row.id,
+      object: { ...eventLead(row), ...extra },
+    })
+  }
+
+  // ---- intake ----
+
+  interface Prepared {
+    campaign: CampaignRow
+    e164: string
+    existing: LeadRow | undefined
+    callNow: boolean
+    placement: Placement
+  }
+
+  /** Every check of POST /leads in the spec's order; throws the first refusal, writes nothing. */
+  function check(principal: Principal, input: LeadInput, at: string, batchSeen?: Map<string, string | null>): Prepared {
+    if (!input.campaign_id) throw invalid('campaign_id is required.', `${at}campaign_id`)
+    const campaign = stores.campaigns.get(input.campaign_id)
+    if (!campaign || campaign.orgId !== principal.orgId) throw notFound('No such campaign', `${at}campaign_id`)
+    requireCampaignScope(principal, campaign.id, 'leads:write')
+    if (campaign.status === 'completed') {
+      throw new ApiError('campaign_closed', 'The campaign is completed and takes no new leads.', { param: `${at}campaign_id` })
+    }
+    checkLeadInput(input, at)
+
+    const phone = classifyPhone(input.phone)
+    if (phone.kind === 'unreadable' || phone.kind === 'invalid' || (phone.kind === 'fictional' && principal.livemode)) {
+      const why = phone.kind === 'fictional' ? ' (555-01XX numbers are made up; test keys may use them)' : ''
+      throw new ApiError('invalid_phone', `Not a valid phone number${why}.`, { param: `${at}phone` })
+    }
+    const e164 = phone.e164
+    const scope = { orgId: principal.orgId, livemode: principal.livemode }
+    if (deps.dnc.isListed(scope, e164)) {
+      throw new ApiError('on_dnc_list', 'This number is on the Do Not Call list.', { param: `${at}phone` })
+    }
+    if (deps.campaigns.isRetired(campaign.id, principal.livemode, e164)) {
+      throw new ApiError('number_retired', 'This number was retired in the campaign after repeated failed calls.', { param: `${at}phone` })
+    }
+
+    const externalId = input.external_id ?? null
+    for (const key of [`p:${campaign.id}:${e164}`, externalId !== null ? `x:${campaign.id}:${externalId}` : null]) {
+      if (key && batchSeen?.has(key)) {
+        throw new ApiError('duplicate_lead', 'This lead repeats an earlier lead of the batch.', {
+          param: key.startsWith('x:') ? `${at}external_id` : `${at}phone`,
+          extras: { lead_id: batchSeen.get(key) ?? null },
+        })
+      }
+    }
+    const now = clock.now()
+    const existing = leads.findDuplicate(campaign.id, principal.livemode, e164, externalId)
+    if (existing) {
+      const quiet = now - existing.lastPostedAt > campaign.duplicateWindowHours * 3_600_000
+      if (!quiet || !REQUEUEABLE.includes(existing.status)) {
+        const byExternal = externalId !== null && existing.externalId === externalId
+        throw new ApiError('duplicate_lead', `A lead with this ${byExternal ? 'external_id' : 'phone'} already exists in the campaign.`, {
+          param: byExternal ? `${at}external_id` : `${at}phone`,
+          extras: { lead_id: existing.id },
+        })
+      }
+    }
+
+    if (campaign.requiresConsent && !input.consent && !existing?.consent) {
+      throw new ApiError('consent_required', 'This campaign requires consent on every lead.', { param: `${at}consent` })
+    }
+    if (phone.kind === 'international' || phone.kind === 'premium') {
+      const reason = phone.kind === 'premium' ? 'premium' : 'international'
+      throw new ApiError('number_not_allowed', `${reason === 'premium' ? 'Premium-rate' : 'International'} numbers are not dialed.`, {
+        param: `${at}phone`,
+        extras: { reason },
+      })
+    }
+    if (leads.apiWaiting(campaign.id, principal.livemode) >= MAX_WAITING_API_LEADS) {
+      throw new ApiError('queue_full', `The campaign has ${MAX_WAITING_API_LEADS} API leads waiting; retry once some are called.`, {
+        retryAfter: 60,
+      })
+    }
+    if (!principal.livemode && hooks.runningTestCalls(principal.keyId) >= 20) {
+      throw new ApiError('test_flows_busy', 'This test key has 20 sample calls running.', { retryAfter: 5 })
+    }
+    const callNow = input.call_now ?? campaign.callNowDefault
+    if (existing && callNow) checkCallAllowance(existing.id)
+
+    const placement = placementFor({ phone: e164, orgId: principal.orgId, livemode: principal.livemode }, campaign)
+    return { campaign, e164, existing, callNow, placement }
+  }
+
+  /** 3 API-started calls per lead per 24 h (POST /calls; POST /leads with call_now for an existing lead). */
+  function checkCallAllowance(leadId: string): number {
+    const since = clock.now() - DAY
+    const used = leads.callRequestsSince(leadId, since)
+    if (used >= MAX_API_CALLS_PER_DAY) {
+      const oldest = leads.oldestCallRequestSince(leadId, since) ?? clock.now()
+      throw new ApiError('call_limit_reached', 'This lead already had 3 API-started calls in the last 24 hours.', {
+        retryAfter: Math.max(1, Math.ceil((oldest + DAY - clock.now()) / 1000)),
+        extras: { lead_id: leadId },
+      })
+    }
+    return MAX_API_CALLS_PER_DAY - used
+  }
+
+  function dryReply(principal: Principal, input: LeadInput, p: Prepared): IntakeReply {
+    return {
+      id: null,
+      external_id: input.external_id ?? p.existing?.externalId ?? null,
+      status: p.placement.status,
+      call_now: p.callNow,
+      place_in_line: null,
+      estimated_wait_seconds: null,
+      scheduled_for: p.placement.status === 'scheduled' ? iso(p.placement.dueAt) : null,
+      scheduled_reason: p.placement.status === 'scheduled' ? p.placement.reason : null,
+      held_reason: p.placement.status === 'held' ? p.placement.reason : null,
+      dry_run: true,
+      ...(p.existing ? { requeued: true as const } : {}),
+      livemode: principal.livemode,
+    }
+  }
+
+  function intakeReply(row: LeadRow, requeued: boolean): IntakeReply {
+    const place = placeOf(row)
+    const wait = row.status === 'queued' && place !== null
+      ? estimatedWaitSeconds(place, campaignOf(row.campaignId).lines, hooks.averageHandleSeconds(row.campaignId, row.livemode))
+      : place === 0 ? 0 : null
+    return {
+      id: row.id,
+      external_id: row.externalId,
+      status: row.status as IntakeReply['status'],
+      call_now: row.callNow,
+      place_in_line: place,
+      estimated_wait_seconds: wait,
+      scheduled_for: row.status === 'scheduled' ? isoOrNull(row.dueAt) : null,
+      scheduled_reason: row.status === 'scheduled' ? row.dueReason : null,
+      held_reason: row.status === 'held' ? row.heldReason : null,
+      dry_run: false,
+      ...(requeued ? { requeued: true as const } : {}),
+      livemode: row.livemode,
+    }
+  }
+
+  /** Writes an accepted lead (inside the caller's transaction); returns its row. */
+  function write(principal: Principal, input: LeadInput, p: Prepared): { row: LeadRow; requeued: boolean } {
+    const now = clock.now()
+    if (p.existing) {
+      const before = p.existing
+      const changes: Partial<NewLead> = {
+        callNow: p.callNow,
+        queuedAt: now,
+        lastPostedAt: now,
+        late: false,
+        outReason: null,
+        callbackAt: null,
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.email !== undefined ? { email: input.email } : {}),
+        ...(input.address !== undefined ? { address: input.address } : {}),
+        ...(input.fields !== undefined ? { fields: { ...before.fields, ...input.fields } } : {}),
+        ...(input.consent !== undefined ? { consent: input.consent } : {}),
+        ...(input.external_id !== undefined && before.externalId === null ? { externalId: input.external_id } : {}),
+      }
+      Object.assign(changes, placementChanges(p.placement, { callNow: p.callNow, queuedAt: now }))
+      const row = save(before, changes)
+      if (p.callNow) leads.insertCallRequest({ id: newId(), leadId: row.id, keyId: principal.keyId, at: now })
+      emit('lead.queued', row)
+      return { row, requeued: true }
+    }
+    const fresh: NewLead = {
+      id: newId(),
+      orgId: principal.orgId,
+      campaignId: p.campaign.id,
+      livemode: principal.livemode,
+      externalId: input.external_id ?? null,
+      phone: p.e164,
+      name: emptyToNull(input.name),
+      email: emptyToNull(input.email),
+      address: emptyToNull(input.address),
+      fields: input.fields ?? {},
+      consent: input.consent ?? null,
+      leadSource: 'api',
+      owner: null,
+      callNow: p.callNow,
+      queuedAt: now,
+      lastPostedAt: now,
+      created: now,
+      updated: now,
+      status: 'new',
+    }
+    Object.assign(fresh, placementChanges(p.placement, { callNow: p.callNow, queuedAt: now }))
+    const row = leads.insert(fresh)
+    follow(null, row)
+    emit('lead.created', row)
+    emit('lead.queued', row)
+    return { row, requeued: false }
+  }
+
+  // ---- due timer: scheduled leads enter the queue when their time comes ----
+
+  const dueTimer = (() => {
+    let armedFor: number | null = null
+    let cancel: (() => void) | null = null
+    const arm = (at: number) => {
+      cancel?.()
+      armedFor = at
+      cancel = deps.scheduler.at(at, () => {
+        armedFor = null
+        cancel = null
+        promoteDue()
+      })
+    }
+    return {
+      consider(at: number) {
+        if (armedFor === null || at < armedFor) arm(at)
+      },
+      rearm() {
+        const next = leads.nextDueAt()
+        if (next === null) {
+          cancel?.()
+          armedFor = null
+          cancel = null
+        } else arm(next)
+      },
+    }
+  })()
+
+  /** Places again every scheduled lead whose time has come (queued, scheduled anew, or held). */
+  function promoteDue(): number {
+    let moved = 0
+    for (;;) {
+      const due = leads.dueScheduled(clock.now(), 500)
+      if (due.length === 0) break
+      stores.transaction(() => {
+        for (const lead of due) {
+          const placement = placementFor(lead, campaignOf(lead.campaignId))
+          // A wait that ended is over: calling hours and cooldown decide from here.
+          save(lead, placementChanges(placement, lead))
+          moved++
+        }
+      })
+    }
+    dueTimer.rearm()
+    return moved
+  }
+
+  // ---- what other modules tell the leads ----
+
+  /** A number went on a Do Not Call list: each lead of the organization with it leaves the queue. */
+  deps.dnc.onNumberBlocked((scope, e164, source, at) => {
+    const org = stores.orgs.get(scope.orgId)!
+    for (const lead of leads.withPhone(scope.orgId, scope.livemode, e164)) {
+      if (lead.status === 'out_of_queue' && lead.outReason !== 'taken_out') continue
+      const row = save(lead, {
+        status: 'out_of_queue',
+        outReason: source === 'api' ? 'opted_out' : 'dnc',
+        queueKey: null,
+        callbackAt: null,
+        dueAt: null,
+        dueReason: null,
+        heldReason: null,
+        lastOutcome: 'dnc',
+        lastOutcomeLabel: outcomeLabel(org.outcomeLabels, 'dnc'),
+        optedOutAt: at,
+      })
+      emit('lead.opted_out', row, { opt_out: { source, at: iso(at) } })
+    }
+  })
+
+  /** Pausing holds the campaign's waiting leads; starting again places them, in their old order. */
+  deps.campaigns.onStatusChanged((campaign, previous) => {
+    if (campaign.status === 'paused' || campaign.status === 'draft') {
+      const reason = campaign.status === 'paused' ? 'campaign_paused' : 'campaign_not_started'
+      for (const lead of leads.inStatuses(campaign.id, null, ['queued', 'scheduled'])) {
+        save(lead, { status: 'held', queueKey: null, heldReason: reason })
+      }
+    } else if (campaign.status === 'active' && previous !== 'active') {
+      for (const lead of leads.inStatuses(campaign.id, null, ['held'])) {
+        if (lead.heldReason === 'spend_cap_reached' && hooks.spendCapReached(campaign, lead.livemode)) continue
+        // A lead held while it was waiting for a time keeps that wait.
+        const notBefore = lead.dueAt !== null && lead.dueReason ? { at: lead.dueAt, reason: lead.dueReason as ScheduledReason } : null
+        save(lead, placementChanges(placementFor(lead, campaign, notBefore), lead))
+      }
+    }
+  })
+
+  // ---- the API ----
+
+  function visibleLead(principal: Principal, id: string): LeadRow {
+    const lead = leads.get(id)
+    if (!lead || lead.orgId !== principal.orgId || lead.livemode !== principal.livemode || !inScope(principal, lead.campaignId)) {
+      throw notFound('No such lead')
+    }
+    return lead
+  }
+
+  function takeLeadAllowance(principal: Principal, count: number): void {
+    const taken = deps.newLeads.tryAdd(principal.keyId, count, principal.leadsPerMinute)
+    if (!taken.allowed) {
+      throw new ApiError('lead_rate_limited', `This key may add ${principal.leadsPerMinute} leads a minute.`, { retryAfter: taken.retryAfter })
+    }
+  }
+
+  return {
+    /** POST /leads (and the older campaign path): one lead, every check, one transaction. */
+    intake(principal: Principal, input: LeadInput, options: { dryRun: boolean }): IntakeOutcome {
+      if (!options.dryRun) takeLeadAllowance(principal, 1)
+      const prepared = check(principal, input, '')
+      if (options.dryRun) return { reply: dryReply(principal, input, prepared), created: false }
+      const { row, requeued } = stores.transaction(() => write(principal, input, prepared))
+      return { reply: intakeReply(row, requeued), created: !requeued }
+    },
+
+    /**
+     * POST /leads/batch: each lead on its own (a failing lead does not stop the others),
+     * results in order, all in one transaction. The whole batch counts toward the key's
+     * new-leads limit up front and is refused whole when it does not fit.
+     */
+    intakeBatch(principal: Principal, items: { input: LeadInput; error?: ApiError }[], options: { dryRun: boolean }): BatchResult[] {
+      if (!options.dryRun) takeLeadAllowance(principal, items.length)
+      const seen = new Map<string, string | null>()
+      return stores.transaction(() =>
+        items.map(({ input, error }, index): BatchResult => {
+          const at = `leads[${index}].`
+          try {
+            if (error) throw error
+            const prepared = check(principal, input, at, seen)
+            let reply: IntakeReply
+            let id: string | null = null
+            if (options.dryRun) reply = dryReply(principal, input, prepared)
+            else {
+              const { row, requeued } = write(principal, input, prepared)
+              id = row.id
+              reply = { ...intakeReply(row, requeued) }
+            }
+            seen.set(`p:${prepared.campaign.id}:${prepared.e164}`, id)
+            if (input.external_id !== undefined) seen.set(`x:${prepared.campaign.id}:${input.external_id}`, id)
+            return { index, ok: true, lead: reply }
+          } catch (failure) {
+            if (!(failure instanceof ApiError)) throw failure
+            return {
+              index,
+              ok: false,
+              error: { code: failure.code, message: failure.message, param: failure.param, lead_id: failure.extras.lead_id ?? null },
+            }
+          }
+        }),
+      ).map((result) => (result.ok && !options.dryRun ? { ...result, lead: refreshReply(result.lead) } : result))
+    },
+
+    get(principal: Principal, id: string): ApiLead {
+      return view(visibleLead(principal, id), true)
+    },
+
+    /** GET /leads?external_id=: the one lead, or 409 when it is in several of the key's campaigns. */
+    findByExternalId(principal: Principal, externalId: string, campaignId?: string): ApiLead {
+      const scope = { orgId: principal.orgId, livemode: principal.livemode, campaignIds: principal.campaignIds ? [...principal.campaignIds] : null }
+      const found = leads.findByExternalId(scope, externalId, campaignId)
+      if (found.length === 0) throw notFound('No lead with this external_id', 'external_id')
+      if (found.length > 1) {
+        throw new ApiError('ambiguous_external_id', 'This external_id names leads in several campaigns; add campaign_id.', {
+          param: 'external_id',
+          extras: { candidates: found.map((l) => ({ id: l.id, campaign_id: l.campaignId })) },
+        })
+      }
+      return view(found[0]!, true)
+    },
+
+    list(principal: Principal, filter: LeadListFilter, limit: number): LeadRow[] {
+      if (filter.campaignId && !inScope(principal, filter.campaignId)) return []
+      const scope = { orgId: principal.orgId, livemode: principal.livemode, campaignIds: principal.campaignIds ? [...principal.campaignIds] : null }
+      return leads.list(scope, filter, limit)
+    },
+
+    listForCampaign(principal: Principal, campaignId: string, limit: number, options: { cursor?: string; search?: string }): LeadRow[] {
+      deps.campaigns.visible(principal, campaignId)
+      return leads.listForCampaign(campaignId, principal.livemode, limit, options)
+    },
+
+    view,
+
+    /** PATCH /leads/{id} (spec table): clear, merge fields, replace consent, set external_id once, drop call_now. */
+    patch(principal: Principal, id: string, patch: LeadPatch): ApiLead {
+      const lead = visibleLead(principal, id)
+      if (patch.phone !== undefined) {
+        throw new ApiError('phone_cannot_change', 'A lead\u2019s phone cannot change; add a new lead instead.', { param: 'phone' })
+      }
+      if (patch.call_now === true) throw invalid('call_now can only be set to false here; use POST /calls to call a lead now.', 'call_now')
+      if (patch.consent) checkConsent(patch.consent)
+      if (patch.email) checkLeadInput({ email: patch.email })
+      const changes: Partial<NewLead> = {}
+      for (const field of ['name', 'email', 'address'] as const) {
+        if (patch[field] !== undefined) changes[field] = emptyToNull(patch[field])
+      }
+      if (patch.fields) {
+        const merged = { ...lead.fields }
+        for (const [key, value] of Object.entries(patch.fields)) {
+          if (value === '') delete merged[key]
+          else merged[key] = value
+        }
+        checkFields(merged)
+        changes.fields = merged
+      }
+      if (patch.consent) changes.consent = patch.consent
+      if (patch.external_id !== undefined) {
+        if (lead.externalId !== null) throw invalid('This lead already has an external_id; it cannot change.', 'external_id')
+        const clash = leads.findByExternalIdInCampaign(lead.campaignId, lead.livemode, patch.external_id)
+        if (clash) {
+          throw new ApiError('duplicate_lead', 'Another lead of the campaign has this external_id.', {
+            param: 'external_id',
+            extras: { lead_id: clash.id },
+          })
+        }
+        changes.externalId = patch.external_id
+      }
+      if (patch.call_now === false && lead.callNow) {
+        changes.callNow = false
+        if (lead.status === 'queued') changes.queueKey = queueKey(2, lead.queuedAt)
+      }
+      const row = stores.transaction(() => save(lead, changes))
+      return view(row, true)
+    },
+
+    /**
+     * POST /leads/{id}/opt_out: the number goes on the Do Not Call list (source api), the
+     * lead leaves the queue with the dnc outcome, open callbacks close; a call in progress
+     * goes on. Asking twice answers the same and adds nothing.
+     */
+    optOut(principal: Principal, id: string, reason: string | null): ApiLead & { call_in_progress: boolean } {
+      const lead = visibleLead(principal, id)
+      const callInProgress = lead.status === 'dialing' || lead.status === 'on_call'
+      const row = stores.transaction(() => {
+        deps.dnc.ensureListed({ orgId: lead.orgId, livemode: lead.livemode }, lead.phone, 'api', reason)
+        const current = leads.get(id)!
+        const org = stores.orgs.get(lead.orgId)!
+        if (current.status === 'out_of_queue' && current.optOutReason !== null) return current
+        return save(current, {
+          status: 'out_of_queue',
+          outReason: 'opted_out',
+          queueKey: null,
+          callbackAt: null,
+          dueAt: null,
+          dueReason: null,
+          heldReason: null,
+          lastOutcome: 'dnc',
+          lastOutcomeLabel: outcomeLabel(org.outcomeLabels, 'dnc'),
+          optOutReason: reason ?? current.optOutReason ?? '',
+          optedOutAt: current.optedOutAt ?? clock.now(),
+        })
+      })
+      return { ...view(row, true), call_in_progress: callInProgress }
+    },
+
+    /** Boot: the queues from SQLite, and the timer for the next scheduled lead. */
+    restore(): number {
+      const count = queues.rebuild(leads.queuedInOrder())
+      promoteDue()
+      return count
+    },
+
+    promoteDue,
+    checkCallAllowance,
+  }
+
+  function refreshReply(reply: IntakeReply): IntakeReply {
+    // Places in line are read after the whole batch committed and joined the queue.
+    if (reply.id === null) return reply
+    const row = leads.get(reply.id)
+    return row ? { ...intakeReply(row, reply.requeued === true) } : reply
+  }
+}
+
+function emptyToNull(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value === '' ? null : value
+}
+
+export type LeadService = ReturnType<typeof leadService>
+export type { DncSource }
