@@ -188,6 +188,7 @@ export const leadRoutes = (s: Services) =>
     .post(
       '/campaigns/:id/leads/batch',
       ({ principal, params, body }) => {
+        s.campaigns.visible(principal, params.id)
         const dryRun = body.dry_run === true
         const items = body.leads.map((raw, index) => {
           const error = checkLegacyItem(raw, index)

@@ -49,10 +49,10 @@ export function inScope(principal: Principal, campaignId: string | null): boolea
  * A campaign named in a request by a key limited to other campaigns: 403 permission_denied
  * with that campaign (DESIGN.md "Requests, errors, scope").
  */
-export function requireCampaignScope(principal: Principal, campaignId: string, permission: Permission): void {
+export function requireCampaignScope(principal: Principal, campaignId: string, permission: Permission, param = 'campaign_id'): void {
   if (!inScope(principal, campaignId)) {
     throw new ApiError('permission_denied', `This key is limited to other campaigns.`, {
-      param: 'campaign_id',
+      param,
       extras: { missing_permission: permission, campaign_id: campaignId },
     })
   }

@@ -72,6 +72,8 @@ export interface LeadHooks {
   spendCapReached(campaign: CampaignRow, livemode: boolean): boolean
   /** Recent average handle time of the campaign's calls, seconds (dialer). */
   averageHandleSeconds(campaignId: string, livemode: boolean): number
+  /** A call to this lead is up (dialing or talking), whatever the lead's status says now. */
+  callInProgress(lead: LeadRow): boolean
 }
 
 const REQUEUEABLE: readonly LeadStatus[] = ['done', 'callback_scheduled', 'new']
@@ -93,6 +95,7 @@ export function leadService(deps: {
     runningTestCalls: () => 0,
     spendCapReached: () => false,
     averageHandleSeconds: () => DEFAULT_HANDLE_SECONDS,
+    callInProgress: (lead) => lead.status === 'dialing' || lead.status === 'on_call',
     ...deps.hooks,
   }
 
@@ -202,7 +205,7 @@ export function leadService(deps: {
     if (!input.campaign_id) throw invalid('campaign_id is required.', `${at}campaign_id`)
     const campaign = stores.campaigns.get(input.campaign_id)
     if (!campaign || campaign.orgId !== principal.orgId) throw notFound('No such campaign', `${at}campaign_id`)
-    requireCampaignScope(principal, campaign.id, 'leads:write')
+    requireCampaignScope(principal, campaign.id, 'leads:write', `${at}campaign_id`)
     if (campaign.status === 'completed') {
       throw new ApiError('campaign_closed', 'The campaign is completed and takes no new leads.', { param: `${at}campaign_id` })
     }
@@ -277,7 +280,6 @@ export function leadService(deps: {
       const oldest = leads.oldestCallRequestSince(leadId, since) ?? clock.now()
       throw new ApiError('call_limit_reached', 'This lead already had 3 API-started calls in the last 24 hours.', {
         retryAfter: Math.max(1, Math.ceil((oldest + DAY - clock.now()) / 1000)),
-        extras: { lead_id: leadId },
       })
     }
     return MAX_API_CALLS_PER_DAY - used
@@ -333,6 +335,9 @@ export function leadService(deps: {
         late: false,
         outReason: null,
         callbackAt: null,
+        // A re-queued lead starts afresh: no wait left over from before.
+        dueAt: null,
+        dueReason: null,
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.email !== undefined ? { email: input.email } : {}),
         ...(input.address !== undefined ? { address: input.address } : {}),
@@ -533,6 +538,7 @@ export function leadService(deps: {
 
     /** GET /leads?external_id=: the one lead, or 409 when it is in several of the key's campaigns. */
     findByExternalId(principal: Principal, externalId: string, campaignId?: string): ApiLead {
+      if (campaignId) requireCampaignScope(principal, campaignId, 'leads:read')
       const scope = { orgId: principal.orgId, livemode: principal.livemode, campaignIds: principal.campaignIds ? [...principal.campaignIds] : null }
       const found = leads.findByExternalId(scope, externalId, campaignId)
       if (found.length === 0) throw notFound('No lead with this external_id', 'external_id')
@@ -546,7 +552,7 @@ export function leadService(deps: {
     },
 
     list(principal: Principal, filter: LeadListFilter, limit: number): LeadRow[] {
-      if (filter.campaignId && !inScope(principal, filter.campaignId)) return []
+      if (filter.campaignId) requireCampaignScope(principal, filter.campaignId, 'leads:read')
       const scope = { orgId: principal.orgId, livemode: principal.livemode, campaignIds: principal.campaignIds ? [...principal.campaignIds] : null }
       return leads.list(scope, filter, limit)
     },
@@ -607,7 +613,7 @@ export function leadService(deps: {
      */
     optOut(principal: Principal, id: string, reason: string | null): ApiLead & { call_in_progress: boolean } {
       const lead = visibleLead(principal, id)
-      const callInProgress = lead.status === 'dialing' || lead.status === 'on_call'
+      const callInProgress = hooks.callInProgress(lead)
       const row = stores.transaction(() => {
         deps.dnc.ensureListed({ orgId: lead.orgId, livemode: lead.livemode }, lead.phone, 'api', reason)
         const current = leads.get(id)!

@@ -1,0 +1,465 @@
+/**
+ * Lead intake benchmark: POST /leads and POST /leads/batch from many keys at concurrency 64
+ * with 100,000 leads already queued, GET /leads/{id} with place_in_line in the middle of that
+ * queue, the service's peak RSS, and a boot rebuild of 1,000,000 queued leads; beside a bare
+ * Bun.serve JSON reply measured in the same run. Needs wrk (`apt-get install -y wrk`).
+ *
+ *   bun run scripts/bench/intake.ts [--seconds 5] [--rounds 3] [--connections 64] [--keys 200]
+ *     [--orgs 10] [--queued 100000] [--batch 60] [--boot-queued 1000000] [--no-boot]
+ *     [--campaigns-per-org N] [--warmup 2] [--admin-limits] [--keep]
+ *
+ * How:
+ * - The service runs from source as a child process (`bun run src/main.ts serve`) on a fresh
+ *   data directory. Organizations (plan limit 100,000/min), campaigns and keys (requests, burst
+ *   and leads per minute 100,000) are made through the admin API, so neither key nor plan limits
+ *   are what gets measured. The service is then stopped and the queued leads are written
+ *   straight into its SQLite file (lead_source 'import', so they do not count toward the 5,000
+ *   waiting API leads a campaign takes), and it is started again: it rebuilds its queues.
+ * - While it is stopped, the plan and key limits are also raised to 100,000,000 a minute in
+ *   SQLite (--admin-limits keeps the admin API's 100,000): a plan limit is per organization and
+ *   clock minute, and every GET /leads/{id} comes from the one organization owning the 100,000
+ *   queued leads, so at tens of thousands of reads a second its 100,000 would be what is
+ *   measured (429s). The limiter still runs on every request; its limits are out of reach.
+ * - Each organization has several campaigns; wrk rotates over the keys and, for each key, over
+ *   its organization's campaigns, so no campaign reaches 5,000 waiting API leads. The 100,000
+ *   queued leads are in the first organization's first campaign, which is one of them.
+ * - Every lead posted has its own valid New York number (212 and 917, exchanges 200-899, never
+ *   01XX as last four), from per-thread counters that carry on from one wrk run to the next.
+ * - Scenarios run interleaved, round after round; each figure is the median round (by throughput).
+ *   Before each run the service works off what the last one left in flight. GET /leads/{id} runs
+ *   at 64 connections and again at 2 (one per wrk thread), where latency is the lookup's own.
+ * - Boot: a copy of the seeded database gets 1,000,000 queued leads; the time is from spawning
+ *   `serve` to /healthz answering, and the RSS is read from /proc one second later.
+ *
+ * Targets (2-core machine): single intake >= 3,000 leads/s with p99 < 25 ms; batch >= 20,000
+ * leads/s; GET /leads/{id} p99 < 2 ms at 100,000 queued; boot rebuild of 1,000,000 queued < 10 s;
+ * RSS < 400 MB at 1,000,000 queued.
+ */
+import { Database } from 'bun:sqlite'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import {
+  adminClient, basicAuth, type Child, lua, medianBy, memoryOf, requireWrk, runWrk, startBare, startService, stop, wrkCommon,
+} from './lib'
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '64' },
+    keys: { type: 'string', default: '200' },
+    orgs: { type: 'string', default: '10' },
+    queued: { type: 'string', default: '100000' },
+    batch: { type: 'string', default: '60' },
+    'boot-queued': { type: 'string', default: '1000000' },
+    'no-boot': { type: 'boolean', default: false },
+    'campaigns-per-org': { type: 'string' },
+    warmup: { type: 'string', default: '2' },
+    keep: { type: 'boolean', default: false },
+    'admin-limits': { type: 'boolean', default: false },
+  },
+})
+const seconds = Number(values.seconds)
+const rounds = Number(values.rounds)
+const connections = Number(values.connections)
+const keyCount = Number(values.keys)
+const orgCount = Math.min(Number(values.orgs), keyCount)
+const queuedCount = Number(values.queued)
+const batchSize = Number(values.batch)
+const bootQueued = Number(values['boot-queued'])
+const doBoot = !values['no-boot'] && bootQueued > 0
+const warmup = Number(values.warmup)
+const raiseLimits = !values['admin-limits']
+/** Plan and key limits written straight into SQLite (the admin API stops at 100,000 a minute). */
+const RAISED_LIMIT = 100_000_000
+const THREADS = 2
+const API_WAITING_LIMIT = 5000
+
+// Campaigns enough for the most leads this run could post (assumed ceilings of 10,000 single
+// and 60,000 batched leads a second), each kept under 4,000 of the 5,000 waiting API leads.
+const intakeSeconds = rounds * seconds + warmup
+const campaignsPerOrg = values['campaigns-per-org']
+  ? Number(values['campaigns-per-org'])
+  : Math.max(1, Math.ceil((intakeSeconds * (10_000 + 60_000)) / (orgCount * 4000)))
+
+const work = mkdtempSync(join(tmpdir(), 'dialer-bench-intake-'))
+const mainDir = join(work, 'main')
+const bootDir = join(work, 'boot')
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+const log = (line: string) => console.log(line)
+
+requireWrk()
+
+// ---- phone numbers ----
+
+// Global number g -> +1 AAA EEE LLLL: area 212 then 917, exchange 200-899 (no 976 premium, no
+// 555-01XX fictional), last four 0000-0099 or 0200-9999 (never 01XX). The same mapping in Lua.
+const PER_AREA = 700 * 9900
+const INTAKE_AREAS = ['212', '917']
+const PHONE_CAPACITY = PER_AREA * INTAKE_AREAS.length
+function lastFour(h: number): string {
+  const l = h % 9900
+  return String(l >= 100 ? l + 100 : l).padStart(4, '0')
+}
+/** Numbers of the pre-queued (imported) leads: area 646, never posted by the load. */
+const importedPhone = (i: number) => `+1646${200 + Math.floor(i / 9900)}${lastFour(i)}`
+
+const luaPhones = `
+local T = ${THREADS}
+local PER_AREA = ${PER_AREA}
+local AREAS = {${INTAKE_AREAS.map(lua).join(',')}}
+function next_phone()
+  local g = BASE + used * T + tid
+  used = used + 1
+  local a = math.floor(g / PER_AREA)
+  local h = g - a * PER_AREA
+  local l = h % 9900
+  if l >= 100 then l = l + 100 end
+  return "+1" .. AREAS[a + 1] .. string.format("%03d%04d", 200 + math.floor(h / 9900), l)
+end
+`
+let phoneBase = 0
+
+// ---- wrk scripts ----
+
+interface KeyInfo {
+  auth: string
+  org: number
+  campaigns: string[]
+}
+
+function keysLua(keys: KeyInfo[]): string {
+  const rows = keys.map((k) => `{${lua(k.auth)},{${k.campaigns.map(lua).join(',')}}}`).join(',\n')
+  return `local keys = {${rows}}\nlocal k = 0\nlocal r = 0\n` +
+    `function init(args) k = math.random(#keys) end\n` +
+    // Next key; its organization's campaigns in turn, one step per full round of the keys.
+    `function pick()\n  k = (k % #keys) + 1\n  r = r + 1\n  local key = keys[k]\n  local camps = key[2]\n` +
+    `  return key[1], camps[(math.floor(r / #keys) + k + tid) % #camps + 1]\nend\n`
+}
+
+function singleScript(keys: KeyInfo[]): string {
+  return `${wrkCommon}\nBASE = ${phoneBase}\n${luaPhones}\n${keysLua(keys)}
+function request()
+  local auth, campaign = pick()
+  local body = '{"campaign_id":"' .. campaign .. '","phone":"' .. next_phone() .. '","name":"Bench Lead"}'
+  return wrk.format("POST", "/api/v1/external/leads", {["Authorization"] = auth, ["Content-Type"] = "application/json"}, body)
+end
+function response(status, headers, body)
+  if status ~= 201 then note_bad(status, body) end
+end
+`
+}
+
+function batchScript(keys: KeyInfo[]): string {
+  return `${wrkCommon}\nBASE = ${phoneBase}\n${luaPhones}\n${keysLua(keys)}
+local parts = {}
+function request()
+  local auth, campaign = pick()
+  for j = 1, ${batchSize} do parts[j] = '{"phone":"' .. next_phone() .. '"}' end
+  local body = '{"campaign_id":"' .. campaign .. '","leads":[' .. table.concat(parts, ",") .. ']}'
+  return wrk.format("POST", "/api/v1/external/leads/batch", {["Authorization"] = auth, ["Content-Type"] = "application/json"}, body)
+end
+function response(status, headers, body)
+  if status ~= 200 or string.match(body, '"failed":(%d+)') ~= "0" then note_bad(status, body) end
+end
+`
+}
+
+function getScript(requests: { path: string; auth: string }[]): string {
+  const rows = requests.map((r) => `{${lua(r.path)},${lua(r.auth)}}`).join(',\n')
+  return `${wrkCommon}
+local reqs = {${rows}}
+local i = 0
+function init(args) i = math.random(#reqs) end
+function request()
+  i = (i % #reqs) + 1
+  return wrk.format("GET", reqs[i][1], {["Authorization"] = reqs[i][2]})
+end
+function response(status, headers, body)
+  if status ~= 200 or not string.find(body, '"place_in_line":%d') then note_bad(status, body) end
+end
+`
+}
+
+const bareScript = `${wrkCommon}
+function response(status, headers, body)
+  if status ~= 200 then note_bad(status, body) end
+end
+`
+
+interface Result {
+  name: string
+  /** Requests a second. */
+  rps: number
+  /** Leads a second (requests for GET and bare). */
+  perSecond: number
+  p50: number
+  p99: number
+  bad: number
+  socketErrors: number
+  sample: string
+}
+
+/**
+ * Waits until the service has worked off what the last wrk run left in flight (up to 64 slow
+ * requests): /healthz answering in under 20 ms twice in a row.
+ */
+async function drain(base: string): Promise<void> {
+  let quick = 0
+  for (let i = 0; i < 600 && quick < 2; i++) {
+    const start = performance.now()
+    await fetch(`${base}/healthz`).catch(() => undefined)
+    quick = performance.now() - start < 20 ? quick + 1 : 0
+    if (quick < 2) await Bun.sleep(25)
+  }
+}
+
+function measure(name: string, url: string, script: string, duration: number, leadsPerRequest: number, conns = connections): Result {
+  if (leadsPerRequest > 0 && phoneBase >= PHONE_CAPACITY - 2_000_000) throw new Error('out of unique phone numbers; use fewer --seconds or --rounds')
+  const r = runWrk({ url, script, scriptFile: join(work, `${name.replace(/\W+/g, '_')}.lua`), seconds: duration, connections: conns, threads: THREADS, timeoutSeconds: 10 })
+  // The next run's numbers start past every number any thread of this one took.
+  if (leadsPerRequest > 0) phoneBase += (r.used + 1) * THREADS
+  const rps = r.requests / r.seconds
+  return {
+    name,
+    rps,
+    perSecond: rps * Math.max(1, leadsPerRequest),
+    p50: r.p50 / 1000,
+    p99: r.p99 / 1000,
+    bad: r.bad,
+    socketErrors: r.socket_errors,
+    sample: r.bad > 0 ? `${r.first_status} ${r.first_body}` : '',
+  }
+}
+
+// ---- direct SQLite writes ----
+
+/**
+ * Appends `count` queued import leads to one campaign, in queue order, in one transaction. The
+ * leads table's indexes are dropped first and built again after (a sort, much faster than
+ * growing nine b-trees row by row), with the journal in memory; the file is left in WAL mode.
+ */
+function insertQueued(dbPath: string, orgId: string, campaignId: string, count: number): { ms: number; middle: string[] } {
+  const start = performance.now()
+  const db = new Database(dbPath)
+  db.run('PRAGMA journal_mode = MEMORY')
+  db.run('PRAGMA synchronous = OFF')
+  db.run('PRAGMA cache_size = -262144')
+  const indexes = db.query<{ name: string; sql: string }, []>(
+    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'leads' AND sql IS NOT NULL",
+  ).all()
+  const insert = db.prepare(
+    `INSERT INTO leads (id, org_id, campaign_id, livemode, phone, fields, lead_source, status, call_now, queue_key, queued_at, late, attempts, last_posted_at, created, updated)
+     VALUES (?1, ?2, ?3, 1, ?4, '{}', 'import', 'queued', 0, ?5, ?6, 0, 0, ?6, ?6, ?6)`,
+  )
+  // Queued one millisecond apart, ending a minute ago: distinct, ordered keys.
+  const first = Date.now() - count - 60_000
+  const middle: string[] = []
+  const from = Math.floor(count * 0.45)
+  const to = Math.floor(count * 0.55)
+  const step = Math.max(1, Math.floor((to - from) / 1000))
+  db.transaction(() => {
+    for (const index of indexes) db.run(`DROP INDEX "${index.name}"`)
+    for (let i = 0; i < count; i++) {
+      const at = first + i
+      const id = Bun.randomUUIDv7('hex', at)
+      insert.run(id, orgId, campaignId, importedPhone(i), 2 * 2 ** 44 + at, at)
+      if (i >= from && i < to && (i - from) % step === 0) middle.push(id)
+    }
+    for (const index of indexes) db.run(index.sql)
+  })()
+  insert.finalize()
+  db.run('PRAGMA journal_mode = WAL')
+  db.close()
+  return { ms: performance.now() - start, middle }
+}
+
+function statusCounts(dbPath: string): string {
+  const db = new Database(dbPath, { readonly: true })
+  const rows = db.query<{ status: string; source: string; n: number }, []>(
+    'SELECT status, lead_source AS source, count(*) AS n FROM leads GROUP BY status, lead_source ORDER BY n DESC',
+  ).all()
+  db.close()
+  return rows.map((r) => `${r.source} ${r.status} ${fmt(r.n)}`).join(', ')
+}
+
+// ---- run ----
+
+const procs: Child[] = []
+const track = (p: Child) => (procs.push(p), p)
+try {
+  log(`Dialer intake benchmark, Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs; work dir ${work}`)
+  const bare = await startBare()
+  track(bare.proc)
+
+  // 1. Seed organizations, campaigns and keys through the admin API, then stop the service.
+  let service = await startService({ dataDir: mainDir, logFile: join(work, 'seed.log') })
+  track(service.proc)
+  const admin = adminClient(service.base)
+  const keys: KeyInfo[] = []
+  const orgIds: string[] = []
+  const campaignIds: string[][] = []
+  for (let o = 0; o < orgCount; o++) {
+    const org = await admin('/orgs', { name: `Bench org ${o}`, plan_requests_per_minute: 100_000 })
+    orgIds.push(org.id)
+    const campaigns: string[] = []
+    for (let c = 0; c < campaignsPerOrg; c++) {
+      const campaign = await admin(`/orgs/${org.id}/campaigns`, { name: `Intake ${o}.${c}`, status: 'active', sdrs: [{ name: 'SDR' }] })
+      campaigns.push(campaign.id)
+    }
+    campaignIds.push(campaigns)
+    const perOrg = Math.floor(keyCount / orgCount) + (o < keyCount % orgCount ? 1 : 0)
+    for (let k = 0; k < perOrg; k++) {
+      const key = await admin(`/orgs/${org.id}/keys`, {
+        name: `k${o}.${k}`, mode: 'live', requests_per_minute: 100_000, burst: 100_000, leads_per_minute: 100_000, max_concurrent: 50,
+      })
+      keys.push({ auth: basicAuth(key.id, key.secret), org: o, campaigns })
+    }
+  }
+  await stop(service.proc)
+  const queueCampaign = campaignIds[0]![0]!
+  log(
+    `seeded ${keys.length} keys in ${orgCount} organizations (plan 100,000 requests/min each), ${campaignsPerOrg} active campaign(s) per organization ` +
+      `(${orgCount * campaignsPerOrg} in all; each key posts to its own organization's campaigns in turn, so each stays under ` +
+      `${fmt(API_WAITING_LIMIT)} waiting API leads)`,
+  )
+
+  // 2. The queued leads, straight into SQLite (and a copy of the seeded database for the boot test).
+  const mainDb = join(mainDir, 'dialer.db')
+  if (raiseLimits) {
+    const db = new Database(mainDb)
+    db.run('UPDATE orgs SET plan_requests_per_minute = ?', [RAISED_LIMIT])
+    db.run('UPDATE api_keys SET requests_per_minute = ?1, burst = ?1, leads_per_minute = ?1', [RAISED_LIMIT])
+    db.close()
+    log(`plan and key limits raised to ${fmt(RAISED_LIMIT)} a minute in SQLite (the admin API's cap is 100,000; --admin-limits keeps it)`)
+  }
+  let bootPrep = 0
+  let bootMiddle: string[] = []
+  if (doBoot) {
+    mkdirSync(bootDir, { recursive: true })
+    const db = new Database(mainDb)
+    db.run(`VACUUM INTO '${join(bootDir, 'dialer.db')}'`)
+    db.close()
+  }
+  const prepared = insertQueued(mainDb, orgIds[0]!, queueCampaign, queuedCount)
+  log(`inserted ${fmt(queuedCount)} queued import leads into campaign ${queueCampaign} in ${fmt(prepared.ms / 1000, 1)} s`)
+  if (doBoot) {
+    const boot = insertQueued(join(bootDir, 'dialer.db'), orgIds[0]!, queueCampaign, bootQueued)
+    bootPrep = boot.ms
+    bootMiddle = boot.middle
+    log(`inserted ${fmt(bootQueued)} queued import leads into the boot copy in ${fmt(bootPrep / 1000, 1)} s`)
+  }
+
+  // 3. The service again, rebuilding its queues from SQLite.
+  service = await startService({ dataDir: mainDir, logFile: join(work, 'service.log') })
+  track(service.proc)
+  const base = service.base
+  const org0Keys = keys.filter((k) => k.org === 0)
+  const getReqs = prepared.middle.map((id, i) => ({ path: `/api/v1/external/leads/${id}`, auth: org0Keys[i % org0Keys.length]!.auth }))
+  const probe = await fetch(`${base}${getReqs[0]!.path}`, { headers: { authorization: getReqs[0]!.auth } })
+  const probeLead = ((await probe.json()) as { data?: { place_in_line?: number } }).data
+  log(
+    `service up in ${fmt(service.bootMs)} ms with ${fmt(queuedCount)} queued; GET /leads/{id} sample: place_in_line ${probeLead?.place_in_line ?? '?'}` +
+      ` (reads rotate over ${getReqs.length} leads between 45% and 55% of the queue, with the ${org0Keys.length} keys of that organization)`,
+  )
+  log(`${rounds} round(s) of ${seconds}s per scenario after ${warmup}s warm-ups, ${connections} connections (GET also at ${THREADS}), ${THREADS} wrk threads; batch of ${batchSize}\n`)
+
+  const scenarios: { name: string; url: string; script: () => string; leads: number; connections?: number }[] = [
+    { name: 'bare Bun.serve JSON', url: bare.url, script: () => bareScript, leads: 0 },
+    { name: 'POST /leads', url: base, script: () => singleScript(keys), leads: 1 },
+    { name: `POST /leads/batch (${batchSize})`, url: base, script: () => batchScript(keys), leads: batchSize },
+    { name: 'GET /leads/{id}', url: base, script: () => getScript(getReqs), leads: 0 },
+    // At 64 connections a reply waits behind the others (latency ~ connections / throughput);
+    // one connection per wrk thread shows the time of the lookup itself.
+    { name: `GET /leads/{id} c${THREADS}`, url: base, script: () => getScript(getReqs), leads: 0, connections: THREADS },
+  ]
+  if (warmup > 0) {
+    for (const s of scenarios) {
+      await drain(base)
+      measure(`warm-up ${s.name}`, s.url, s.script(), warmup, s.leads, s.connections)
+    }
+  }
+  const runs: Result[][] = scenarios.map(() => [])
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, s] of scenarios.entries()) {
+      await drain(base)
+      const r = measure(s.name, s.url, s.script(), seconds, s.leads, s.connections)
+      runs[i]!.push(r)
+      log(`  round ${round + 1} ${s.name.padEnd(24)} ${fmt(r.perSecond).padStart(8)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  bad ${r.bad}${r.sample ? `  (${r.sample})` : ''}`)
+    }
+  }
+  const results = runs.map((list) => medianBy(list, (r) => r.rps))
+  const totals = runs.map((list) => list.reduce((sum, r) => sum + r.bad + r.socketErrors, 0))
+  const serviceMemory = memoryOf(service.proc.pid)
+  await stop(service.proc)
+  log(`\nleads in the database after the runs: ${statusCounts(mainDb)}`)
+
+  // 4. Boot rebuild at 1,000,000 queued.
+  let bootMs = NaN
+  let bootMemory: { rss: number; hwm: number } | null = null
+  let bootPlace: number | undefined
+  if (doBoot) {
+    const booted = await startService({ dataDir: bootDir, logFile: join(work, 'boot.log'), timeoutMs: 120_000, intervalMs: 5 })
+    track(booted.proc)
+    bootMs = booted.bootMs
+    await Bun.sleep(1000)
+    bootMemory = memoryOf(booted.proc.pid)
+    const r = await fetch(`${booted.base}/api/v1/external/leads/${bootMiddle[0]}`, { headers: { authorization: org0Keys[0]!.auth } })
+    bootPlace = ((await r.json()) as { data?: { place_in_line?: number } }).data?.place_in_line
+    await stop(booted.proc)
+    log(`boot with ${fmt(bootQueued)} queued: /healthz after ${fmt(bootMs)} ms; sample lead's place_in_line ${bootPlace ?? '?'}`)
+  }
+
+  // 5. The table.
+  const [bareR, single, batch, get, getLight] = results as [Result, Result, Result, Result, Result]
+  const verdict = (ok: boolean | null) => (ok === null ? '' : ok ? 'met' : 'NOT met')
+  const rows: [string, string, string, string, string, string, string, string][] = [
+    ['measure', 'figure', 'p50 ms', 'p99 ms', 'bad', 'vs bare', 'target', ''],
+  ]
+  const ms = (n: number) => n.toFixed(2)
+  const vsBare = (r: Result) => `${((r.rps / bareR.rps) * 100).toFixed(0)}%`
+  rows.push(['bare Bun.serve JSON (GET)', `${fmt(bareR.rps)} req/s`, ms(bareR.p50), ms(bareR.p99), String(totals[0]), '100%', '(reference)', ''])
+  rows.push([
+    'POST /leads', `${fmt(single.perSecond)} leads/s`, ms(single.p50), ms(single.p99), String(totals[1]), vsBare(single),
+    '>= 3,000 leads/s, p99 < 25 ms', verdict(single.perSecond >= 3000 && single.p99 < 25 && totals[1] === 0),
+  ])
+  rows.push([
+    `POST /leads/batch (${batchSize})`, `${fmt(batch.perSecond)} leads/s (${fmt(batch.rps)} req/s)`, ms(batch.p50), ms(batch.p99), String(totals[2]), vsBare(batch),
+    '>= 20,000 leads/s', verdict(batch.perSecond >= 20_000 && totals[2] === 0),
+  ])
+  rows.push([
+    `GET /leads/{id}, ${fmt(queuedCount)} queued`, `${fmt(get.rps)} req/s`, ms(get.p50), ms(get.p99), String(totals[3]), vsBare(get),
+    'p99 < 2 ms', verdict(get.p99 < 2 && totals[3] === 0),
+  ])
+  rows.push([
+    `  same, ${THREADS} connections`, `${fmt(getLight.rps)} req/s`, ms(getLight.p50), ms(getLight.p99), String(totals[4]), vsBare(getLight),
+    'p99 < 2 ms', verdict(getLight.p99 < 2 && totals[4] === 0),
+  ])
+  rows.push([
+    'service peak RSS (VmHWM) over the runs', serviceMemory ? `${fmt(serviceMemory.hwm)} MB (now ${fmt(serviceMemory.rss)} MB)` : '?', '', '', '', '', '(reference)', '',
+  ])
+  if (doBoot) {
+    rows.push([`boot rebuild, ${fmt(bootQueued)} queued`, `${fmt(bootMs / 1000, 2)} s to /healthz`, '', '', '', '', '< 10 s', verdict(bootMs < 10_000)])
+    rows.push([
+      `RSS after boot, ${fmt(bootQueued)} queued`, bootMemory ? `${fmt(bootMemory.rss)} MB (peak ${fmt(bootMemory.hwm)} MB)` : '?', '', '', '', '',
+      '< 400 MB', verdict(bootMemory !== null && bootMemory.rss < 400),
+    ])
+  }
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
+  log(`\nmedian round of ${rounds}; "bad" = non-201 (single), non-200 or any failed lead (batch), non-200 or no place_in_line (GET), plus socket errors, over all rounds`)
+  for (const [i, row] of rows.entries()) {
+    log(row.map((cell, c) => (c === 0 || c >= 6 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd())
+    if (i === 0) log(widths.map((w) => '-'.repeat(w)).join('  '))
+  }
+  log(
+    `\nnote: the intake spreads over ${orgCount * campaignsPerOrg} campaigns (${orgCount} organizations); the ${fmt(queuedCount)} queued leads are in one of them, ` +
+      `and every campaign shares the one leads table. Leads posted outside 08:00-21:00 New York time are scheduled, not queued (still a 201).`,
+  )
+} finally {
+  for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM')
+  await Promise.all(procs.map((p) => p.exited))
+  if (values.keep) log(`kept ${work}`)
+  else rmSync(work, { recursive: true, force: true })
+}

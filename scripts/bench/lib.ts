@@ -1,0 +1,173 @@
+/**
+ * Helpers for the HTTP benchmarks (scripts/bench/*.ts): the service and a bare Bun.serve as
+ * child processes, the admin API, wrk with a generated Lua script, and /proc memory figures.
+ * Same approach as scripts/bench/http.ts.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dir, '../..')
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef'
+
+export type Child = ReturnType<typeof Bun.spawn>
+
+export function requireWrk(): void {
+  if (Bun.spawnSync(['which', 'wrk']).exitCode !== 0) {
+    console.error('wrk is needed: apt-get install -y wrk')
+    process.exit(1)
+  }
+}
+
+/** A port nothing listens on right now (the kernel's pick). */
+export function freePort(): number {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const port = server.port!
+  server.stop(true)
+  return port
+}
+
+/** Polls until `url` answers 2xx; returns the milliseconds it took. */
+export async function waitFor(url: string, options: { timeoutMs?: number; intervalMs?: number; child?: Child } = {}): Promise<number> {
+  const start = performance.now()
+  const timeout = options.timeoutMs ?? 10_000
+  while (performance.now() - start < timeout) {
+    if (options.child?.exitCode !== null && options.child?.exitCode !== undefined) {
+      throw new Error(`${url}: the process exited with ${options.child.exitCode} before answering`)
+    }
+    try {
+      if ((await fetch(url)).ok) return performance.now() - start
+    } catch {
+      // not up yet
+    }
+    await Bun.sleep(options.intervalMs ?? 50)
+  }
+  throw new Error(`${url} did not come up within ${timeout} ms`)
+}
+
+/** A bare Bun.serve answering a small JSON object: the ceiling the service is compared with. */
+export async function startBare(port = freePort()): Promise<{ proc: Child; url: string }> {
+  const proc = Bun.spawn([process.execPath, '-e',
+    `Bun.serve({ port: ${port}, hostname: '127.0.0.1', fetch: () => Response.json({ data: { id: 'x', name: 'bare', livemode: true } }) })`,
+  ], { stdout: 'ignore', stderr: 'inherit' })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(url, { child: proc })
+  return { proc, url }
+}
+
+/**
+ * `bun run src/main.ts serve --port P --data-dir DIR` with DIALER_ADMIN_TOKEN set, its request
+ * log (on, as shipped) going to `logFile`. Resolves once /healthz answers; `bootMs` is the time
+ * from spawning to that first answer.
+ */
+export async function startService(options: { dataDir: string; logFile: string; port?: number; timeoutMs?: number; intervalMs?: number }): Promise<{ proc: Child; base: string; bootMs: number }> {
+  const port = options.port ?? freePort()
+  const start = performance.now()
+  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data-dir', options.dataDir], {
+    env: { ...process.env, DIALER_ADMIN_TOKEN: ADMIN_TOKEN },
+    stdout: Bun.file(options.logFile),
+    stderr: 'inherit',
+  })
+  const base = `http://127.0.0.1:${port}`
+  await waitFor(`${base}/healthz`, { timeoutMs: options.timeoutMs ?? 60_000, intervalMs: options.intervalMs ?? 10, child: proc })
+  return { proc, base, bootMs: performance.now() - start }
+}
+
+export async function stop(proc: Child): Promise<void> {
+  if (proc.exitCode === null) proc.kill('SIGTERM')
+  await proc.exited
+}
+
+/** POST to the admin API with the Bearer token; returns `data` of the reply. */
+export function adminClient(base: string, token = ADMIN_TOKEN) {
+  return async function admin(path: string, body: unknown): Promise<any> {
+    const r = await fetch(`${base}/api/v1/admin${path}`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    })
+    if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`)
+    return ((await r.json()) as { data: any }).data
+  }
+}
+
+export const basicAuth = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+
+/** A Lua string literal (ASCII input: JSON's escapes are Lua's). */
+export const lua = (value: string) => JSON.stringify(value)
+
+export interface WrkOptions {
+  url: string
+  /** Full Lua source; its done() must write one line `JSON{...}` (see wrkDone). */
+  script: string
+  scriptFile: string
+  seconds: number
+  connections: number
+  threads?: number
+  /** wrk's per-request timeout (its default is 2 s; a reply slower than this is a socket error, not a latency). */
+  timeoutSeconds?: number
+}
+
+/** Runs wrk and returns the object its script printed after `JSON`. */
+export function runWrk(options: WrkOptions): Record<string, any> {
+  writeFileSync(options.scriptFile, options.script)
+  const out = Bun.spawnSync(['wrk', `-t${options.threads ?? 2}`, `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', `${options.timeoutSeconds ?? 2}s`, '--latency', '-s', options.scriptFile, options.url])
+  const text = out.stdout.toString()
+  const line = text.split('\n').find((l) => l.startsWith('JSON'))
+  if (!line) throw new Error(`wrk gave no result:\n${text}\n${out.stderr.toString()}`)
+  return JSON.parse(line.slice(4))
+}
+
+/**
+ * Lua shared by the generated scripts: thread bookkeeping (each thread gets `tid`, 0-based),
+ * a `bad` counter and the first bad reply's status and body, and a done() printing requests,
+ * seconds, p50/p99 (microseconds), bad replies, socket errors and `used` (the largest value
+ * of the per-thread global `used`, 0 if the script keeps none).
+ */
+export const wrkCommon = `
+local threads = {}
+bad = 0
+used = 0
+first_status = 0
+first_body = ""
+function setup(thread)
+  thread:set("tid", #threads)
+  table.insert(threads, thread)
+end
+function note_bad(status, body)
+  bad = bad + 1
+  if first_status == 0 then
+    first_status = status
+    first_body = string.gsub(string.sub(body or "", 1, 300), '[%c"\\\\]', "'")
+  end
+end
+function done(summary, latency, requests)
+  local b, u, fs, fb = 0, 0, 0, ""
+  for _, t in ipairs(threads) do
+    b = b + t:get("bad")
+    local tu = t:get("used")
+    if tu > u then u = tu end
+    if fs == 0 and t:get("first_status") ~= 0 then
+      fs = t:get("first_status")
+      fb = t:get("first_body")
+    end
+  end
+  local e = summary.errors
+  io.write(string.format('JSON{"requests":%d,"seconds":%f,"p50":%d,"p99":%d,"bad":%d,"socket_errors":%d,"used":%d,"first_status":%d,"first_body":"%s"}\\n',
+    summary.requests, summary.duration / 1e6, latency:percentile(50), latency:percentile(99), b,
+    e.connect + e.read + e.write + e.timeout, u, fs, fb))
+end
+`
+
+/** VmRSS and VmHWM of a process, in MB (null once it is gone). */
+export function memoryOf(pid: number): { rss: number; hwm: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 }
+  } catch {
+    return null
+  }
+}
+
+/** The median of a list of rounds by one figure. */
+export function medianBy<T>(list: T[], by: (item: T) => number): T {
+  return [...list].sort((a, b) => by(a) - by(b))[Math.floor(list.length / 2)]!
+}
