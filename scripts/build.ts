@@ -13,7 +13,8 @@ const proc = Bun.spawnSync(
     process.execPath, 'build', '--compile', '--minify', '--sourcemap=none',
     // Only @elysiajs/openapi's `fromTypes` (unused here) loads the TypeScript compiler.
     '--external', 'typescript',
-    join(root, 'src/main.ts'), '--outfile', outfile,
+    // The WAL checkpointer runs as a Worker: its entrypoint must be in the executable too.
+    join(root, 'src/main.ts'), join(root, 'src/db/checkpointer.worker.ts'), '--outfile', outfile,
   ],
   { cwd: root, stdout: 'inherit', stderr: 'inherit' },
 )

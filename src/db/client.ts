@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { logger } from '../log'
 import * as schema from './schema'
 import { migrations } from './migrations.generated'
 
@@ -41,20 +42,52 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   // A second process (the backup command) may hold a lock briefly; wait rather than fail.
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA temp_store = MEMORY')
-  const db = drizzle(sqlite, { schema })
+  const checkpointer = path === ':memory:' ? null : startCheckpointer(sqlite, path, options.synchronous ?? 'NORMAL')
+  // Drizzle prepares (compiles) every query's SQL anew; bun:sqlite's query() keeps compiled
+  // statements by SQL text, so queries of the same shape compile once. Drizzle never finalizes
+  // its statements, and everything runs synchronously, so sharing them is safe.
+  const cachedPrepare = new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property === 'prepare') return (sql: string) => target.query(sql)
+      const value = Reflect.get(target, property, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  const db = drizzle(cachedPrepare, { schema })
   const rollbackListeners: (() => void)[] = []
   let depth = 0
   let pending: (() => void)[] = []
+  // Cached statements: bun:sqlite's transaction() builds its statements on every call.
+  const begin = sqlite.query('BEGIN IMMEDIATE')
+  const commit = sqlite.query('COMMIT')
+  const rollback = sqlite.query('ROLLBACK')
+  const savepoint = sqlite.query('SAVEPOINT nested')
+  const release = sqlite.query('RELEASE nested')
+  const rollbackTo = sqlite.query('ROLLBACK TO nested')
   return {
     sqlite,
     db,
     transaction<T>(work: () => T): T {
+      const outer = depth === 0
       depth++
       let result: T
       try {
-        result = sqlite.transaction(work).immediate()
+        if (outer) begin.run()
+        else savepoint.run()
+        result = work()
+        if (outer) commit.run()
+        else release.run()
       } catch (error) {
         depth--
+        try {
+          if (outer) rollback.run()
+          else {
+            rollbackTo.run()
+            release.run()
+          }
+        } catch {
+          // SQLite may have rolled back already (e.g. after SQLITE_FULL)
+        }
         if (depth === 0) pending = []
         for (const listener of rollbackListeners) listener()
         throw error
@@ -75,6 +108,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       else pending.push(effect)
     },
     close() {
+      checkpointer?.terminate()
       // Folds the WAL back into the main file, so a stopped service leaves one file to copy.
       try {
         sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
@@ -83,6 +117,33 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       }
       sqlite.close()
     },
+  }
+}
+
+/**
+ * Checkpoints run on a worker thread every second; the main connection's auto-checkpoint is
+ * raised to about 80 MB of WAL, as a backstop should the worker fall behind.
+ */
+function startCheckpointer(sqlite: Database, path: string, synchronous: string): Worker | null {
+  sqlite.run('PRAGMA wal_autocheckpoint = 20000')
+  // Compiled, the code is one bundle at the root of Bun's embedded file system (src/ is the
+  // root there); from source, the worker file sits beside this one.
+  const compiled = import.meta.url.includes('/$bunfs/')
+  const url = new URL(compiled ? './db/checkpointer.worker.ts' : './checkpointer.worker.ts', import.meta.url)
+  const fallBack = () => sqlite.run('PRAGMA wal_autocheckpoint = 1000')
+  try {
+    const worker = new Worker(url.href)
+    worker.addEventListener('error', (event) => {
+      logger.warn('checkpointer_failed', { error: String((event as ErrorEvent).message) })
+      fallBack()
+    })
+    worker.postMessage({ path, intervalMs: 1000, synchronous })
+    // The worker must not keep a finished CLI command (migrate, backup) alive.
+    worker.unref()
+    return worker
+  } catch {
+    fallBack()
+    return null
   }
 }
 

@@ -59,5 +59,37 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE TRIGGER leads_waiting_update AFTER UPDATE OF status ON leads\nWHEN (OLD.lead_source = 'api' AND OLD.status IN ('queued', 'scheduled', 'held'))\n  <> (NEW.lead_source = 'api' AND NEW.status IN ('queued', 'scheduled', 'held'))\nBEGIN\n  UPDATE campaign_counters\n  SET api_waiting = api_waiting + CASE WHEN NEW.status IN ('queued', 'scheduled', 'held') THEN 1 ELSE -1 END\n  WHERE campaign_id = NEW.campaign_id AND livemode = NEW.livemode;\nEND;\n",
       "\nCREATE TRIGGER leads_waiting_delete AFTER DELETE ON leads\nWHEN OLD.lead_source = 'api' AND OLD.status IN ('queued', 'scheduled', 'held')\nBEGIN\n  UPDATE campaign_counters SET api_waiting = api_waiting - 1\n  WHERE campaign_id = OLD.campaign_id AND livemode = OLD.livemode;\nEND;\n"
     ]
+  },
+  {
+    "tag": "0003_calls",
+    "folderMillis": 1795355152800,
+    "hash": "71ca5d2fe579e48a160dd00998b5ee3870403de6701558be32a03c145407ea07",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `calls` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`campaign_id` text NOT NULL,\n\t`lead_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`key_id` text,\n\t`direction` text NOT NULL,\n\t`status` text NOT NULL,\n\t`outcome` text,\n\t`outcome_label` text,\n\t`note` text,\n\t`duration_seconds` integer,\n\t`started` integer NOT NULL,\n\t`answered` integer,\n\t`ended` integer,\n\t`updated` integer NOT NULL,\n\t`answered_by` text,\n\t`handled_by` text NOT NULL,\n\t`owner` text,\n\t`tth_seconds` real,\n\t`callback_at` integer,\n\t`intent` text,\n\t`recording_available` integer DEFAULT false NOT NULL,\n\t`transcript` text NOT NULL,\n\t`started_by` text NOT NULL,\n\t`revision` integer DEFAULT 0 NOT NULL,\n\t`outcome_due_at` integer,\n\t`carrier` text NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`campaign_id`) REFERENCES `campaigns`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`lead_id`) REFERENCES `leads`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `calls_org_list` ON `calls` (`org_id`,`livemode`,`id`);",
+      "\nCREATE INDEX `calls_org_outcome` ON `calls` (`org_id`,`livemode`,`outcome`,`id`);",
+      "\nCREATE INDEX `calls_campaign_list` ON `calls` (`campaign_id`,`livemode`,`id`);",
+      "\nCREATE INDEX `calls_lead` ON `calls` (`lead_id`,`id`);",
+      "\nCREATE INDEX `calls_open` ON `calls` (`status`);",
+      "\nCREATE INDEX `calls_outcome_due` ON `calls` (`outcome_due_at`);",
+      "\nALTER TABLE `leads` ADD `added_by_key_id` text;",
+      "\nALTER TABLE `leads` ADD `call_requested_by` text;",
+      "\nALTER TABLE `leads` ADD `fail_streak` integer DEFAULT 0 NOT NULL;"
+    ]
+  },
+  {
+    "tag": "0004_partial_lead_indexes",
+    "folderMillis": 1795355427370,
+    "hash": "cba85d3845f22ccae59b39f81936cdb9992b9324430847303bb72200312a2ae4",
+    "bps": true,
+    "sql": [
+      "DROP INDEX `leads_queue`;",
+      "\nDROP INDEX `leads_due`;",
+      "\nDROP INDEX `leads_org_external`;",
+      "\nCREATE INDEX `leads_queued` ON `leads` (`campaign_id`,`livemode`,`queue_key`,`id`) WHERE status = 'queued';",
+      "\nCREATE INDEX `leads_waiting_due` ON `leads` (`due_at`) WHERE status IN ('scheduled', 'callback_scheduled');",
+      "\nCREATE INDEX `leads_org_external` ON `leads` (`org_id`,`livemode`,`external_id`) WHERE external_id IS NOT NULL;"
+    ]
   }
 ]

@@ -190,6 +190,12 @@ export const leads = sqliteTable(
     outReason: text('out_reason'),
     optOutReason: text('opt_out_reason'),
     optedOutAt: integer('opted_out_at'),
+    /** The API key that added the lead (a test lead's sample calls count toward it). */
+    addedByKeyId: text('added_by_key_id'),
+    /** Set by POST /calls or a call_now intake: the next call is started by this API key. */
+    callRequestedBy: text('call_requested_by'),
+    /** failed / wrong_number outcomes in a row (three retire the number in the campaign). */
+    failStreak: integer('fail_streak').notNull().default(0),
     created: integer('created').notNull(),
     updated: integer('updated').notNull(),
   },
@@ -197,11 +203,12 @@ export const leads = sqliteTable(
     uniqueIndex('leads_campaign_phone').on(t.campaignId, t.livemode, t.phone),
     uniqueIndex('leads_campaign_external').on(t.campaignId, t.livemode, t.externalId).where(sql`external_id IS NOT NULL`),
     index('leads_org_list').on(t.orgId, t.livemode, t.id),
-    index('leads_org_external').on(t.orgId, t.livemode, t.externalId),
+    index('leads_org_external').on(t.orgId, t.livemode, t.externalId).where(sql`external_id IS NOT NULL`),
     index('leads_org_phone').on(t.orgId, t.livemode, t.phone),
     index('leads_campaign_list').on(t.campaignId, t.livemode, t.id),
-    index('leads_queue').on(t.status, t.campaignId, t.livemode, t.queueKey, t.id),
-    index('leads_due').on(t.status, t.dueAt),
+    // Partial indexes: each lead write touches only the indexes its state needs.
+    index('leads_queued').on(t.campaignId, t.livemode, t.queueKey, t.id).where(sql`status = 'queued'`),
+    index('leads_waiting_due').on(t.dueAt).where(sql`status IN ('scheduled', 'callback_scheduled')`),
   ],
 )
 
@@ -237,5 +244,71 @@ export const events = sqliteTable(
     index('events_org_list').on(t.orgId, t.livemode, t.id),
     index('events_object').on(t.objectId, t.id),
     index('events_created').on(t.created),
+  ],
+)
+
+export interface HandledBy {
+  id: string | null
+  name: string
+  role: 'sdr' | 'closer' | 'ai'
+}
+
+export interface TranscriptLine {
+  speaker: 'ai' | 'lead' | 'agent'
+  name: string
+  text: string
+  /** unix ms */
+  at: number
+}
+
+export interface Intent {
+  at: number
+  excerpt: string
+  confidence: number
+  offered_to: { id: string | null; name: string; role: 'sdr' | 'closer' }[]
+}
+
+export const calls = sqliteTable(
+  'calls',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull().references(() => orgs.id),
+    campaignId: text('campaign_id').notNull().references(() => campaigns.id),
+    leadId: text('lead_id').notNull().references(() => leads.id),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    /** The API key a test call counts toward (20 running sample calls per test key). */
+    keyId: text('key_id'),
+    direction: text('direction', { enum: ['outbound', 'inbound'] }).notNull(),
+    status: text('status', { enum: ['ringing', 'in_progress', 'ended'] }).notNull(),
+    outcome: text('outcome'),
+    outcomeLabel: text('outcome_label'),
+    note: text('note'),
+    durationSeconds: integer('duration_seconds'),
+    started: integer('started').notNull(),
+    answered: integer('answered'),
+    ended: integer('ended'),
+    updated: integer('updated').notNull(),
+    answeredBy: text('answered_by'),
+    handledBy: text('handled_by', { mode: 'json' }).$type<HandledBy>().notNull(),
+    owner: text('owner', { mode: 'json' }).$type<Person | null>(),
+    tthSeconds: real('tth_seconds'),
+    callbackAt: integer('callback_at'),
+    intent: text('intent', { mode: 'json' }).$type<Intent | null>(),
+    recordingAvailable: integer('recording_available', { mode: 'boolean' }).notNull().default(false),
+    transcript: text('transcript', { mode: 'json' }).$type<TranscriptLine[]>().notNull(),
+    startedBy: text('started_by', { mode: 'json' }).$type<{ type: 'dialer' | 'api' | 'person'; api_key_id: string | null }>().notNull(),
+    /** How many times call.completed was sent (outcome corrections add one). */
+    revision: integer('revision').notNull().default(0),
+    /** A person took the call: the outcome is theirs to file, by this time or it becomes other. */
+    outcomeDueAt: integer('outcome_due_at'),
+    carrier: text('carrier').notNull(),
+  },
+  (t) => [
+    index('calls_org_list').on(t.orgId, t.livemode, t.id),
+    index('calls_org_outcome').on(t.orgId, t.livemode, t.outcome, t.id),
+    index('calls_campaign_list').on(t.campaignId, t.livemode, t.id),
+    index('calls_lead').on(t.leadId, t.id),
+    index('calls_open').on(t.status),
+    index('calls_outcome_due').on(t.outcomeDueAt),
   ],
 )

@@ -157,8 +157,13 @@ const newCampaign = async (fields: Record<string, unknown> = {}): Promise<string
   if (r.status !== 201) throw new Error(r.text)
   return r.body.data.id
 }
+// A callback lead waits for its booked time (a week out here), like one the dialer books.
 const setStatus = (id: string, status: NewLead['status']) =>
-  c.h.services.stores.leads.update(id, { status, queueKey: null })
+  c.h.services.stores.leads.update(id, {
+    status,
+    queueKey: null,
+    ...(status === 'callback_scheduled' ? { callbackAt: START + 7 * 24 * HOUR * 1000, dueAt: START + 7 * 24 * HOUR * 1000 } : {}),
+  })
 
 // ---- the new lead ----
 

@@ -124,6 +124,15 @@ describe('compiled binary from an empty folder', () => {
     expect(run(['backup', target, '--data-dir', join(work.path, 'data')]).exitCode).toBe(2)
   })
 
+  test('the WAL is folded into the database file while serving (checkpointer worker)', async () => {
+    for (let i = 0; i < 30; i++) await admin('POST', '/orgs', { name: `Filler ${i}`, outcome_labels: { [`label ${i}`.padEnd(90, 'x')]: 'other' } })
+    const { statSync } = await import('node:fs')
+    const file = join(work.path, 'data', 'dialer.db')
+    const deadline = Date.now() + 5000
+    while (statSync(file).size <= 4096 && Date.now() < deadline) await Bun.sleep(100)
+    expect(statSync(file).size).toBeGreaterThan(4096)
+  })
+
   test('migrate on an up-to-date database applies nothing', () => {
     const r = run(['migrate', '--data-dir', join(work.path, 'data')])
     expect(r.exitCode).toBe(0)

@@ -1,5 +1,7 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm'
+import type { Database } from 'bun:sqlite'
 import type { Db } from '../client'
+import { tableCodec } from '../table-codec'
 import { events } from '../schema'
 
 export type EventRow = typeof events.$inferSelect
@@ -16,10 +18,11 @@ export interface EventFilter {
   startingAfter?: string
 }
 
-export function eventStore(db: Db) {
+export function eventStore(db: Db, sqlite: Database) {
+  const rows = tableCodec(sqlite, events)
   return {
     insert(row: EventRow): void {
-      db.insert(events).values(row).run()
+      rows.insert(row)
     },
     get(id: string): EventRow | undefined {
       return db.select().from(events).where(eq(events.id, id)).get()

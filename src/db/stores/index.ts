@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../client'
+import { callStore } from './call-store'
 import { campaignStore } from './campaign-store'
 import { dncStore } from './dnc-store'
 import { eventStore } from './event-store'
@@ -21,7 +22,8 @@ export function createStores(database: DatabaseHandle) {
     dnc: dncStore(db, database.sqlite),
     idempotency: idempotencyStore(db),
     leads: leadStore(db, database.sqlite),
-    events: eventStore(db),
+    events: eventStore(db, database.sqlite),
+    calls: callStore(db, database.sqlite),
   }
 }
 

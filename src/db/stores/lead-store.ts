@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { and, desc, eq, gte, inArray, like, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../client'
+import { tableCodec } from '../table-codec'
 import { callRequests, campaignCounters, leads, LEAD_STATUSES } from '../schema'
 
 export type LeadRow = typeof leads.$inferSelect
@@ -23,7 +24,8 @@ export interface LeadListFilter {
 }
 
 export function leadStore(db: Db, sqlite: Database) {
-  const byId = db.select().from(leads).where(eq(leads.id, sql.placeholder('id'))).prepare()
+  // Intake and the dialer write leads thousands of times a second: the codec's cached statements.
+  const rows = tableCodec(sqlite, leads)
   const waiting = sqlite.query<{ n: number }, [string, number]>(
     'SELECT api_waiting AS n FROM campaign_counters WHERE campaign_id = ? AND livemode = ?',
   )
@@ -42,13 +44,13 @@ export function leadStore(db: Db, sqlite: Database) {
 
   return {
     insert(row: NewLead): LeadRow {
-      return db.insert(leads).values(row).returning().get()
+      return rows.insert(row)
     },
     update(id: string, changes: Partial<NewLead>): LeadRow {
-      return db.update(leads).set(changes).where(eq(leads.id, id)).returning().get()!
+      return rows.update('id', id, changes)!
     },
     get(id: string): LeadRow | undefined {
-      return byId.get({ id })
+      return rows.selectOne('id = ?', [id])
     },
     /** An existing lead of the campaign with this external_id (checked first) or phone. */
     findDuplicate(campaignId: string, livemode: boolean, phone: string, externalId: string | null): LeadRow | undefined {
@@ -56,12 +58,10 @@ export function leadStore(db: Db, sqlite: Database) {
         const byExternal = this.findByExternalIdInCampaign(campaignId, livemode, externalId)
         if (byExternal) return byExternal
       }
-      return db.select().from(leads)
-        .where(and(eq(leads.campaignId, campaignId), eq(leads.livemode, livemode), eq(leads.phone, phone))).get()
+      return rows.selectOne('campaign_id = ? AND livemode = ? AND phone = ?', [campaignId, livemode ? 1 : 0, phone])
     },
     findByExternalIdInCampaign(campaignId: string, livemode: boolean, externalId: string): LeadRow | undefined {
-      return db.select().from(leads)
-        .where(and(eq(leads.campaignId, campaignId), eq(leads.livemode, livemode), eq(leads.externalId, externalId))).get()
+      return rows.selectOne('campaign_id = ? AND livemode = ? AND external_id = ?', [campaignId, livemode ? 1 : 0, externalId])
     },
     findByExternalId(scope: LeadScope, externalId: string, campaignId?: string): LeadRow[] {
       return db.select().from(leads)
@@ -113,14 +113,14 @@ export function leadStore(db: Db, sqlite: Database) {
         ))
         .orderBy(leads.queuedAt, leads.id).all()
     },
-    /** Scheduled leads whose time has come, oldest due first. */
-    dueScheduled(now: number, limit: number): LeadRow[] {
-      return db.select().from(leads)
-        .where(and(eq(leads.status, 'scheduled'), lte(leads.dueAt, now)))
-        .orderBy(leads.dueAt, leads.id).limit(limit).all()
+    /** Scheduled leads and callbacks whose time has come, oldest due first (partial index leads_waiting_due). */
+    dueWaiting(now: number, limit: number): LeadRow[] {
+      return rows.selectAll("status IN ('scheduled', 'callback_scheduled') AND due_at <= ?", [now], 'ORDER BY due_at, id LIMIT ' + Math.floor(limit))
     },
     nextDueAt(): number | null {
-      return db.select({ at: sql<number | null>`min(${leads.dueAt})` }).from(leads).where(eq(leads.status, 'scheduled')).get()?.at ?? null
+      return sqlite.query<{ at: number | null }, []>(
+        "SELECT min(due_at) AS at FROM leads WHERE status IN ('scheduled', 'callback_scheduled')",
+      ).get()?.at ?? null
     },
     /** Every queued lead in queue order, per campaign and mode (boot rebuild). */
     *queuedInOrder(): Generator<{ campaignId: string; livemode: boolean; id: string; queueKey: number }> {

@@ -413,7 +413,7 @@ export function leadService(deps: {
   function promoteDue(): number {
     let moved = 0
     for (;;) {
-      const due = leads.dueScheduled(clock.now(), 500)
+      const due = leads.dueWaiting(clock.now(), 500)
       if (due.length === 0) break
       stores.transaction(() => {
         for (const lead of due) {
