@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { adminRoutes } from './admin/routes'
+import { callRoutes, recordingRoutes } from './api/calls/routes'
 import { campaignRoutes } from './api/campaigns/routes'
 import { dncRoutes } from './api/dnc/routes'
 import { docsRoutes } from './api/docs'
@@ -15,7 +16,8 @@ export function createApp(s: Services) {
     .use(requestPipeline(s))
     .use(healthRoutes(s))
     .use(docsRoutes(s.config.publicUrl))
-    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(dncRoutes(s)))
+    .use(recordingRoutes(s))
+    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)))
     .use(adminRoutes(s))
 }
 

@@ -6,7 +6,12 @@ import { keyService, type KeyService } from './domain/access/key-service'
 import { campaignService, type CampaignService } from './domain/campaigns/campaign-service'
 import { dncService, type DncService } from './domain/dnc/dnc-service'
 import { eventLog, type EventLog } from './domain/events/event-log'
-import { leadService, type LeadService } from './domain/leads/lead-service'
+import { DEFAULT_HANDLE_SECONDS, leadService, type LeadService } from './domain/leads/lead-service'
+import { callService, type CallService } from './domain/calls/call-service'
+import { Dialer } from './domain/calls/dialer'
+import { signedLinks, type SignedLinks } from './domain/links/signed-links'
+import { SimulatedCarrier } from './telephony/simulator'
+import type { Carrier } from './telephony/carrier'
 import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
 import { IdempotencyGuard } from './http/idempotency'
@@ -32,6 +37,10 @@ export interface Services {
   readonly events: EventLog
   readonly queues: DialQueues
   readonly leads: LeadService
+  readonly calls: CallService
+  readonly dialer: Dialer
+  readonly carrier: Carrier
+  readonly links: SignedLinks
   readonly limits: {
     readonly requests: RequestRateLimiter
     readonly concurrency: ConcurrencyGate
@@ -45,6 +54,8 @@ export interface Services {
 export interface ServiceOptions {
   /** Start time of the fake clock (tests). */
   fakeStart?: number
+  /** Dial queued leads as lines free up (default). Tests that look at queues switch it off. */
+  autoDial?: boolean
 }
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
@@ -67,7 +78,46 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const queues = new DialQueues()
   const newLeads = new MinuteCounter(clock)
   const leads = leadService({ stores, campaigns, dnc, events, queues, scheduler, clock, newLeads })
+  const carrier = new SimulatedCarrier({ clock, scheduler, speed: config.simSpeed })
+  const links = signedLinks(stores.settings, config.publicUrl)
+  let calls: CallService | undefined
+  const dialer = new Dialer({ stores, queues, leads, calls: () => calls!, clock }, options.autoDial ?? true)
+  calls = callService({
+    stores, leads, dnc, events, carrier, clock, scheduler, links,
+    onLineFree: (campaignId, livemode) => dialer.lineFree(campaignId, livemode),
+  })
+  const callsReady = calls
+  leads.useHooks({
+    runningTestCalls: (keyId) => callsReady.runningTestCalls(keyId),
+    callInProgress: (lead) => callsReady.hasOpenCall(lead.id),
+    recentCalls: (leadId) =>
+      stores.calls.recentForLead(leadId).map((c) => ({
+        id: c.id, started: new Date(c.started).toISOString(), outcome: c.outcome, outcome_label: c.outcome_label, duration_seconds: c.duration_seconds,
+      })),
+    averageHandleSeconds: (campaignId, livemode) => dialer.averageHandleSeconds(campaignId, livemode, DEFAULT_HANDLE_SECONDS),
+  })
+  queues.onWork((campaignId, livemode) => dialer.pump(campaignId, livemode))
+  campaigns.onStatusChanged((campaign) => {
+    if (campaign.status !== 'active') return
+    stores.afterCommit(() => {
+      dialer.pump(campaign.id, true)
+      dialer.pump(campaign.id, false)
+    })
+  })
+
+  // Boot: calls cut by a stop are closed, the queues rebuilt, and dialing starts.
+  calls.recover()
   leads.restore()
+  dialer.pumpAll()
+
+  scheduler.every({
+    name: 'late_sweep',
+    // Spec: every 30 s.
+    pattern: '*/30 * * * * *',
+    run: () => {
+      leads.markLate()
+    },
+  })
 
   scheduler.every({
     name: 'retention_purge',
@@ -96,6 +146,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     events,
     queues,
     leads,
+    calls,
+    dialer,
+    carrier,
+    links,
     limits: {
       requests: new RequestRateLimiter(clock),
       concurrency: new ConcurrencyGate(),

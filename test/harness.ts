@@ -62,8 +62,12 @@ export interface Harness {
   close(): void
 }
 
-export function createHarness(options: { env?: Record<string, string>; start?: number } = {}): Harness {
-  const services = createServices(testConfig(options.env), { fakeStart: options.start ?? START })
+/**
+ * `autoDial`: dial queued leads as lines free up, as the service does. Off by default so
+ * tests of queues and intake see leads stay queued; call tests switch it on.
+ */
+export function createHarness(options: { env?: Record<string, string>; start?: number; autoDial?: boolean } = {}): Harness {
+  const services = createServices(testConfig(options.env), { fakeStart: options.start ?? START, autoDial: options.autoDial ?? false })
   const { app: routes, handle } = createHandler(services)
   const app = { handle: (request: Request) => handle(request) }
 

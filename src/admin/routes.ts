@@ -65,7 +65,13 @@ export const adminRoutes = (s: Services) =>
     .get('/campaigns/:id', ({ params }) => ({ data: presentAdminCampaign(s.campaigns.getAny(params.id)) }), {
       params: orgParams, detail: detail('Get a campaign with all its settings'),
     })
-    .patch('/campaigns/:id', ({ params, body }) => ({ data: presentAdminCampaign(s.campaigns.update(params.id, body)) }), {
+    .patch('/campaigns/:id', ({ params, body }) => {
+      const campaign = s.campaigns.update(params.id, body)
+      // More lines, or a campaign started here, may take leads now.
+      s.dialer.pump(campaign.id, true)
+      s.dialer.pump(campaign.id, false)
+      return { data: presentAdminCampaign(campaign) }
+    }, {
       params: orgParams, body: PatchCampaignBody, detail: detail('Change a campaign'),
     })
     .post('/campaigns/:id/retired_numbers', ({ params, body, set }) => {
@@ -80,6 +86,21 @@ export const adminRoutes = (s: Services) =>
       ({ data: presentRetired(s.campaigns.unretireNumber(params.id, params.numberId)) }), {
       params: t.Object({ id: t.String({ format: 'uuid' }), numberId: t.String({ format: 'uuid' }) }),
       detail: detail('Put a retired number back in use'),
+    })
+
+    // ---- the app's actions (people) ----
+    .post('/calls/:id/outcome', ({ params, body }) => ({ data: s.calls.view(s.calls.fileOutcome(params.id, body)) }), {
+      params: orgParams,
+      body: t.Object(
+        { outcome: t.Optional(t.String({ maxLength: 50 })), outcome_label: t.Optional(t.String({ minLength: 1, maxLength: 100 })), note: t.Optional(t.Nullable(t.String({ maxLength: 5000 }))) },
+        { additionalProperties: false },
+      ),
+      detail: detail('File or correct a call outcome (call.completed, revision 2, 3...)'),
+    })
+    .post('/leads/:id/take_out_of_queue', ({ params, body }) => ({ data: s.leads.view(s.leads.takeOutOfQueue(params.id, body?.reason ?? null)) }), {
+      params: orgParams,
+      body: t.Optional(t.Object({ reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false })),
+      detail: detail('Take a lead out of the dialing queue (POST /calls then answers lead_taken_out_of_queue)'),
     })
 
     // ---- periodic jobs ----

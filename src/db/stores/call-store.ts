@@ -39,6 +39,7 @@ export function callStore(db: Db, sqlite: Database) {
     { id: string; started: number; outcome: string | null; outcome_label: string | null; duration_seconds: number | null },
     [string, number]
   >('SELECT id, started, outcome, outcome_label, duration_seconds FROM calls WHERE lead_id = ? ORDER BY id DESC LIMIT ?')
+  const openForLead = sqlite.query<{ one: number }, [string]>("SELECT 1 AS one FROM calls WHERE lead_id = ? AND status != 'ended' LIMIT 1")
   const runningForKey = sqlite.query<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM calls WHERE key_id = ? AND status != 'ended'",
   )
@@ -87,6 +88,9 @@ export function callStore(db: Db, sqlite: Database) {
     },
     recentForLead(leadId: string, limit = 10) {
       return recentForLead.all(leadId, limit)
+    },
+    openForLead(leadId: string): boolean {
+      return openForLead.get(leadId) !== null
     },
     runningForKey(keyId: string): number {
       return runningForKey.get(keyId)?.n ?? 0

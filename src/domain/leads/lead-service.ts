@@ -11,13 +11,15 @@ import type { CampaignService } from '../campaigns/campaign-service'
 import type { DncService, DncSource } from '../dnc/dnc-service'
 import type { EventLog, EventType } from '../events/event-log'
 import { newId } from '../ids'
-import { outcomeLabel } from '../outcomes'
+import { outcomeLabel, type Outcome } from '../outcomes'
 import { classifyPhone } from '../phone/phone-number'
 import { estimatedWaitSeconds, type DialQueues } from '../queue/dial-queues'
 import { queueKey } from '../queue/ranked-queue'
 import { checkLeadInput, checkConsent, checkFields, type LeadInput } from './lead-input'
-import { apiLead, eventLead, type ApiLead } from './lead-view'
+import { apiLead, eventLead, type ApiLead, type LeadCallSummary } from './lead-view'
 import { placeLead, type Placement, type ScheduledReason } from './placement'
+import { afterCall } from '../calls/after-call'
+import type { Person } from '../../db/schema'
 
 /** Spec "Limits": waiting API leads per campaign, API-started calls per lead per 24 h. */
 export const MAX_WAITING_API_LEADS = 5000
@@ -25,6 +27,9 @@ export const MAX_API_CALLS_PER_DAY = 3
 const DAY = 24 * 60 * 60 * 1000
 // Until a campaign has calls of its own to average (the dialer reports them).
 export const DEFAULT_HANDLE_SECONDS = 180
+/** Spec: the late sweep runs every 30 s. */
+export const LATE_SWEEP_MS = 30_000
+const CALL_NOW_CLASS_END = 2 ** 44
 
 /** The intake reply of the spec (POST /leads, each ok batch result). */
 export interface IntakeReply {
@@ -60,6 +65,21 @@ export interface LeadPatch {
   phone?: unknown
 }
 
+/** The call-now reply of the spec (POST /calls, 202). */
+export interface CallNowReply {
+  lead_id: string
+  external_id: string | null
+  campaign_id: string
+  status: IntakeReply['status']
+  place_in_line: number | null
+  estimated_wait_seconds: number | null
+  scheduled_for: string | null
+  scheduled_reason: string | null
+  held_reason: string | null
+  calls_left_today: number
+  livemode: boolean
+}
+
 export type BatchResult =
   | { index: number; ok: true; lead: IntakeReply }
   | { index: number; ok: false; error: { code: string; message: string; param: string | null; lead_id: string | null } }
@@ -74,6 +94,8 @@ export interface LeadHooks {
   averageHandleSeconds(campaignId: string, livemode: boolean): number
   /** A call to this lead is up (dialing or talking), whatever the lead's status says now. */
   callInProgress(lead: LeadRow): boolean
+  /** The lead's last 10 calls, newest first (the Lead's `calls`). */
+  recentCalls(leadId: string): LeadCallSummary[]
 }
 
 const REQUEUEABLE: readonly LeadStatus[] = ['done', 'callback_scheduled', 'new']
@@ -96,6 +118,7 @@ export function leadService(deps: {
     spendCapReached: () => false,
     averageHandleSeconds: () => DEFAULT_HANDLE_SECONDS,
     callInProgress: (lead) => lead.status === 'dialing' || lead.status === 'on_call',
+    recentCalls: () => [],
     ...deps.hooks,
   }
 
@@ -103,6 +126,12 @@ export function leadService(deps: {
 
   /** Keeps the dial queue and the due timer in step with a lead's row once the transaction commits. */
   function follow(before: LeadRow | null, after: LeadRow): void {
+    if (before?.status === 'queued' && after.status === 'queued' && before.queueKey === after.queueKey) return
+    if (after.status === 'queued' && after.callNow && !after.late) {
+      // The late sweep runs every 30 s; this asks for the tick at which the lead becomes late.
+      const lateAt = after.queuedAt + campaignOf(after.campaignId).lateMinutes * 60_000
+      deps.scheduler.wakeAt(Math.ceil(lateAt / LATE_SWEEP_MS) * LATE_SWEEP_MS)
+    }
     stores.afterCommit(() => {
       if (before?.status === 'queued' && before.queueKey !== null) {
         queues.remove(before.campaignId, before.livemode, before.id, before.queueKey)
@@ -170,7 +199,7 @@ export function leadService(deps: {
         wait = 0
       }
     }
-    return apiLead(row, { placeInLine: place, estimatedWaitSeconds: wait })
+    return apiLead(row, { placeInLine: place, estimatedWaitSeconds: wait, calls: hooks.recentCalls(row.id) })
   }
 
   function placeOf(row: LeadRow): number | null {
@@ -186,7 +215,7 @@ export function leadService(deps: {
       livemode: row.livemode,
       campaignId: row.campaignId,
       objectId: row.id,
-      object: { ...eventLead(row), ...extra },
+      object: { ...eventLead(row, { calls: hooks.recentCalls(row.id) }), ...extra },
     })
   }
 
@@ -346,6 +375,7 @@ export function leadService(deps: {
         ...(input.external_id !== undefined && before.externalId === null ? { externalId: input.external_id } : {}),
       }
       Object.assign(changes, placementChanges(p.placement, { callNow: p.callNow, queuedAt: now }))
+      if (p.callNow) changes.callRequestedBy = principal.keyId
       const row = save(before, changes)
       if (p.callNow) leads.insertCallRequest({ id: newId(), leadId: row.id, keyId: principal.keyId, at: now })
       emit('lead.queued', row)
@@ -365,6 +395,8 @@ export function leadService(deps: {
       consent: input.consent ?? null,
       leadSource: 'api',
       owner: null,
+      addedByKeyId: principal.keyId,
+      callRequestedBy: p.callNow ? principal.keyId : null,
       callNow: p.callNow,
       queuedAt: now,
       lastPostedAt: now,
@@ -418,8 +450,14 @@ export function leadService(deps: {
       stores.transaction(() => {
         for (const lead of due) {
           const placement = placementFor(lead, campaignOf(lead.campaignId))
-          // A wait that ended is over: calling hours and cooldown decide from here.
-          save(lead, placementChanges(placement, lead))
+          // A wait that ended is over: calling hours and cooldown decide from here. A due
+          // callback is called ahead of the rest (priority 1), oldest booking first.
+          if (lead.status === 'callback_scheduled') {
+            const queuedAt = lead.callbackAt ?? lead.queuedAt
+            save(lead, { ...placementChanges(placement, { callNow: false, queuedAt }, 1), queuedAt })
+          } else {
+            save(lead, placementChanges(placement, lead))
+          }
           moved++
         }
       })
@@ -478,6 +516,32 @@ export function leadService(deps: {
     return lead
   }
 
+  /** POST /calls names a lead by lead_id or external_id (with campaign_id when it is in several). */
+  function resolveLead(principal: Principal, body: { lead_id?: string; external_id?: string; campaign_id?: string }): LeadRow {
+    if (body.campaign_id) requireCampaignScope(principal, body.campaign_id, 'calls:write')
+    let lead: LeadRow | undefined
+    if (body.lead_id) {
+      lead = visibleLead(principal, body.lead_id)
+      if (body.external_id !== undefined && lead.externalId !== body.external_id) {
+        throw invalid('lead_id and external_id name different leads.', 'external_id')
+      }
+    } else if (body.external_id !== undefined) {
+      const scope = { orgId: principal.orgId, livemode: principal.livemode, campaignIds: principal.campaignIds ? [...principal.campaignIds] : null }
+      const found = leads.findByExternalId(scope, body.external_id, body.campaign_id)
+      if (found.length > 1) {
+        throw new ApiError('ambiguous_external_id', 'This external_id names leads in several campaigns; add campaign_id.', {
+          param: 'external_id',
+          extras: { candidates: found.map((l) => ({ id: l.id, campaign_id: l.campaignId })) },
+        })
+      }
+      lead = found[0]
+    } else {
+      throw invalid('Send lead_id or external_id.', 'lead_id')
+    }
+    if (!lead || (body.campaign_id && lead.campaignId !== body.campaign_id)) throw notFound('No such lead', body.lead_id ? 'lead_id' : 'external_id')
+    return lead
+  }
+
   function takeLeadAllowance(principal: Principal, count: number): void {
     const taken = deps.newLeads.tryAdd(principal.keyId, count, principal.leadsPerMinute)
     if (!taken.allowed) {
@@ -492,7 +556,8 @@ export function leadService(deps: {
       const prepared = check(principal, input, '')
       if (options.dryRun) return { reply: dryReply(principal, input, prepared), created: false }
       const { row, requeued } = stores.transaction(() => write(principal, input, prepared))
-      return { reply: intakeReply(row, requeued), created: !requeued }
+      // Read again after commit: a free line may have taken the lead already (status dialing).
+      return { reply: intakeReply(leads.get(row.id) ?? row, requeued), created: !requeued }
     },
 
     /**
@@ -634,6 +699,169 @@ export function leadService(deps: {
         })
       })
       return { ...view(row, true), call_in_progress: callInProgress }
+    },
+
+    // ---- the dialer's side (called inside the call service's transactions) ----
+
+    /** The head of a queue is being dialed: one more attempt, for `owner`. */
+    beginCall(lead: LeadRow, owner: Person): LeadRow {
+      return save(lead, {
+        status: 'dialing',
+        queueKey: null,
+        attempts: lead.attempts + 1,
+        owner,
+        callRequestedBy: null,
+        nextDialAt: null,
+        dueAt: null,
+        dueReason: null,
+      })
+    },
+
+    /** A lead whose turn came outside its calling hours (or while it may not be called) waits again. */
+    replace(lead: LeadRow): LeadRow {
+      return save(lead, placementChanges(placementFor(lead, campaignOf(lead.campaignId)), lead))
+    },
+
+    callAnswered(leadId: string, at: number): void {
+      const lead = leads.get(leadId)
+      if (!lead) return
+      save(lead, { ...(lead.status === 'dialing' ? { status: 'on_call' as const } : {}), lastContactAt: at })
+    },
+
+    /**
+     * A call's outcome is known: retry, callback, done or out of the queue (DESIGN.md
+     * "Retries"); three failed/wrong_number outcomes in a row retire the number. A lead that
+     * opted out during the call stays out.
+     */
+    callEnded(leadId: string, call: { outcome: Outcome; label: string; endedAt: number; callbackAt: number | null }): LeadRow | undefined {
+      const lead = leads.get(leadId)
+      if (!lead) return undefined
+      if (lead.status === 'out_of_queue') return save(lead, {})
+      const campaign = campaignOf(lead.campaignId)
+      const result = afterCall({
+        outcome: call.outcome,
+        attempts: lead.attempts,
+        maxAttempts: campaign.maxAttempts,
+        retryMinutes: campaign.retryMinutes,
+        endedAt: call.endedAt,
+        failStreak: lead.failStreak,
+        callbackAt: call.callbackAt,
+      })
+      const base: Partial<NewLead> = { lastOutcome: call.outcome, lastOutcomeLabel: call.label, failStreak: result.failStreak, callNow: false, late: false }
+      if (result.retire) deps.campaigns.retireNumber(lead.campaignId, lead.phone, lead.livemode, 'repeated_failures')
+      const next = result.next
+      switch (next.status) {
+        case 'scheduled':
+          return save(lead, { ...base, status: 'scheduled', queueKey: null, dueAt: next.dueAt, dueReason: next.reason, nextDialAt: next.nextDialAt })
+        case 'callback_scheduled': {
+          const row = save(lead, { ...base, status: 'callback_scheduled', queueKey: null, callbackAt: next.callbackAt, dueAt: next.callbackAt, dueReason: null })
+          const zone = zonesForPhone(row.phone, stores.orgs.get(row.orgId)!.timezone)[0]!
+          emit('callback.booked', row, { callback: { at: iso(next.callbackAt), timezone: zone } })
+          return row
+        }
+        case 'done':
+          return save(lead, { ...base, status: 'done', queueKey: null, dueAt: null, dueReason: null, nextDialAt: null })
+        case 'out_of_queue':
+          return save(lead, { ...base, status: 'out_of_queue', queueKey: null, dueAt: null, dueReason: null, nextDialAt: null, outReason: lead.outReason ?? 'dnc' })
+      }
+    },
+
+    /** Admin: a person takes the lead out of the dialing queue (POST /calls then refuses it). */
+    takeOutOfQueue(leadId: string, reason: string | null): LeadRow {
+      const lead = leads.get(leadId)
+      if (!lead) throw notFound('No such lead')
+      return stores.transaction(() =>
+        save(lead, { status: 'out_of_queue', outReason: 'taken_out', optOutReason: reason, queueKey: null, dueAt: null, dueReason: null, callbackAt: null, heldReason: null }),
+      )
+    },
+
+    /**
+     * POST /calls: the lead goes to the front of its campaign's queue (overriding a retry or
+     * next-dial wait, never calling hours or a paused campaign); 3 a day per lead.
+     */
+    callNow(principal: Principal, body: { lead_id?: string; external_id?: string; campaign_id?: string }): CallNowReply {
+      const lead = resolveLead(principal, body)
+      const campaign = campaignOf(lead.campaignId)
+      if (campaign.status === 'completed') throw new ApiError('campaign_closed', 'The campaign is completed.')
+      const scope = { orgId: lead.orgId, livemode: lead.livemode }
+      if (deps.dnc.isListed(scope, lead.phone)) throw new ApiError('on_dnc_list', 'This number is on the Do Not Call list.')
+      if (deps.campaigns.isRetired(campaign.id, lead.livemode, lead.phone)) {
+        throw new ApiError('number_retired', 'This number was retired in the campaign after repeated failed calls.')
+      }
+      const phone = classifyPhone(lead.phone)
+      if (phone.kind === 'international' || phone.kind === 'premium') {
+        throw new ApiError('number_not_allowed', 'This number is not dialed.', { extras: { reason: phone.kind === 'premium' ? 'premium' : 'international' } })
+      }
+      if (lead.status === 'dialing' || lead.status === 'on_call') throw new ApiError('lead_busy', 'The lead is being dialed or is on a call now.')
+      if (lead.status === 'out_of_queue' && lead.outReason === 'taken_out') {
+        throw new ApiError('lead_taken_out_of_queue', 'A person took this lead out of the dialing queue; the API does not overrule that.')
+      }
+      if (!principal.livemode && hooks.runningTestCalls(principal.keyId) >= 20) {
+        throw new ApiError('test_flows_busy', 'This test key has 20 sample calls running.', { retryAfter: 5 })
+      }
+      const left = checkCallAllowance(lead.id) - 1
+      const now = clock.now()
+      const row = stores.transaction(() => {
+        leads.insertCallRequest({ id: newId(), leadId: lead.id, keyId: principal.keyId, at: now })
+        const placement = placementFor(lead, campaign)
+        return save(lead, {
+          ...placementChanges(placement, { callNow: true, queuedAt: now }, 0),
+          callNow: true,
+          queuedAt: now,
+          callRequestedBy: principal.keyId,
+          callbackAt: null,
+          nextDialAt: null,
+          outReason: null,
+          late: false,
+        })
+      })
+      const reply = intakeReply(leads.get(row.id) ?? row, false)
+      return {
+        lead_id: row.id,
+        external_id: row.externalId,
+        campaign_id: row.campaignId,
+        status: reply.status,
+        place_in_line: reply.place_in_line,
+        estimated_wait_seconds: reply.estimated_wait_seconds,
+        scheduled_for: reply.scheduled_for,
+        scheduled_reason: reply.scheduled_reason,
+        held_reason: reply.held_reason,
+        calls_left_today: left,
+        livemode: row.livemode,
+      }
+    },
+
+    emitLead: emit,
+
+    /**
+     * The late sweep: call_now leads still in line after the campaign's late minutes get
+     * `late: true` and one lead.late event; they are still called. Call_now leads are at the
+     * head of each queue, oldest first, so only the head is read.
+     */
+    markLate(): number {
+      const now = clock.now()
+      const overdue: { id: string; key: number }[] = []
+      for (const { campaignId, livemode } of queues.nonEmpty()) {
+        const limit = campaignOf(campaignId).lateMinutes * 60_000
+        for (const entry of queues.entries(campaignId, livemode)) {
+          // Keys of priority class 0 (call_now) are the time the lead was put in line.
+          if (entry.key >= CALL_NOW_CLASS_END || entry.key + limit > now) break
+          overdue.push(entry)
+        }
+      }
+      let marked = 0
+      for (const entry of overdue) {
+        const lead = leads.get(entry.id)
+        if (!lead || lead.late || lead.status !== 'queued' || lead.queueKey !== entry.key) continue
+        stores.transaction(() => emit('lead.late', save(lead, { late: true })))
+        marked++
+      }
+      return marked
+    },
+
+    /** Later capabilities (the dialer) plug in here once they exist. */
+    useHooks(more: Partial<LeadHooks>): void {
+      Object.assign(hooks, more)
     },
 
     /** Boot: the queues from SQLite, and the timer for the next scheduled lead. */

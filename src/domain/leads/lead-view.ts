@@ -85,4 +85,5 @@ export function leadView(row: LeadRow, options: LeadViewOptions = {}): LeadView 
 export const apiLead = (row: LeadRow, options: LeadViewOptions = {}): ApiLead => ({ ...leadView(row, options), livemode: row.livemode })
 
 /** Inside an event: a live lead leaves livemode out, a test lead keeps it (spec "Events"). */
-export const eventLead = (row: LeadRow): LeadView | ApiLead => (row.livemode ? leadView(row) : apiLead(row))
+export const eventLead = (row: LeadRow, options: LeadViewOptions = {}): LeadView | ApiLead =>
+  row.livemode ? leadView(row, options) : apiLead(row, options)

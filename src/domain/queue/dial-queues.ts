@@ -48,6 +48,12 @@ export class DialQueues {
     return this.queues.get(slot(campaignId, livemode))?.peek()
   }
 
+  /** The queue's entries from the head (call_now leads first, oldest first). */
+  *entries(campaignId: string, livemode: boolean): Generator<{ id: string; key: number }> {
+    const queue = this.queues.get(slot(campaignId, livemode))
+    if (queue) yield* queue.entries()
+  }
+
   size(campaignId: string, livemode: boolean): number {
     return this.queues.get(slot(campaignId, livemode))?.size ?? 0
   }

@@ -1,0 +1,325 @@
+import type { HandledBy, Person } from '../../db/schema'
+import type { CallFilter, CallRow } from '../../db/stores/call-store'
+import type { CampaignRow } from '../../db/stores/campaign-store'
+import type { LeadRow } from '../../db/stores/lead-store'
+import type { Stores } from '../../db/stores'
+import { ApiError, invalid, notFound } from '../../errors'
+import { iso, type Clock } from '../../jobs/clock'
+import type { Scheduler } from '../../jobs/scheduler'
+import type { CallReport, Carrier, AnsweredBy } from '../../telephony/carrier'
+import { inScope, type Principal } from '../access/permissions'
+import { zonesForPhone } from '../calling-hours/lead-zones'
+import type { DncService } from '../dnc/dnc-service'
+import type { EventLog, EventType } from '../events/event-log'
+import type { LeadService } from '../leads/lead-service'
+import { newId } from '../ids'
+import type { SignedLinks } from '../links/signed-links'
+import { isOutcome, outcomeForLabel, outcomeLabel, type Outcome } from '../outcomes'
+import { callView, recordingPath, transcriptPath } from './call-view'
+
+/** Spec: a person-handled call with no outcome filed after 10 minutes completes as other. */
+export const OUTCOME_GRACE_MS = 10 * 60 * 1000
+/** Spec "Limits": recording link life. */
+export const RECORDING_LINK_MS = 5 * 60 * 1000
+
+const AI: HandledBy = { id: null, name: 'AI assistant', role: 'ai' }
+
+/** Who started a call: the dialer from the queue, or an API key (POST /calls, call_now intake). */
+export type StartedBy = { type: 'dialer' | 'api' | 'person'; api_key_id: string | null }
+
+/**
+ * Calls, from dialing to call.completed: the carrier reports what happens, each step is one
+ * transaction that updates the call, moves the lead and stores the step's event.
+ */
+export function callService(deps: {
+  stores: Stores
+  leads: LeadService
+  dnc: DncService
+  events: EventLog
+  carrier: Carrier
+  clock: Clock
+  scheduler: Scheduler
+  links: SignedLinks
+  /** Told when a call ends, so its line can take the next lead. */
+  onLineFree: (campaignId: string, livemode: boolean) => void
+}) {
+  const { stores, clock, events } = deps
+  const calls = stores.calls
+  // People on a call right now (SDRs are offered interested leads before closers).
+  const busyPeople = new Set<string>()
+  const outcomeTimers = new Map<string, () => void>()
+
+  const view = (row: CallRow) => callView(row, calls.lead(row.leadId))
+  const org = (id: string) => stores.orgs.get(id)!
+
+  function emit(type: EventType, row: CallRow, extra: Record<string, unknown> = {}): void {
+    events.record({ type, orgId: row.orgId, livemode: row.livemode, campaignId: row.campaignId, objectId: row.id, object: { ...view(row), ...extra } })
+  }
+
+  function update(row: CallRow, changes: Partial<CallRow>): CallRow {
+    return calls.update(row.id, { ...changes, updated: clock.now() })
+  }
+
+  /** Sends call.completed (revision 1, 2, ...) for a call whose outcome is known. */
+  function complete(row: CallRow): CallRow {
+    const done = update(row, { revision: row.revision + 1 })
+    emit('call.completed', done, {
+      revision: done.revision,
+      recording_path: done.recordingAvailable ? recordingPath(done.id) : null,
+      transcript_path: done.transcript.length > 0 ? transcriptPath(done.id) : null,
+    })
+    return done
+  }
+
+  /**
+   * The outcome is final: the call completes and the lead moves on. A dnc outcome puts the
+   * number on the list (source ai when the AI took it on the call, outcome when filed).
+   */
+  function settle(row: CallRow, outcome: Outcome, label: string, note: string | null, dncSource: 'ai' | 'outcome' = 'outcome'): CallRow {
+    const settled = update(row, { outcome, outcomeLabel: label, note, outcomeDueAt: null })
+    if (outcome === 'dnc') {
+      deps.dnc.ensureListed({ orgId: row.orgId, livemode: row.livemode }, calls.lead(row.leadId)!.phone, dncSource)
+    }
+    deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt })
+    return complete(settled)
+  }
+
+  function armOutcomeTimer(row: CallRow): void {
+    if (row.outcomeDueAt === null) return
+    outcomeTimers.get(row.id)?.()
+    outcomeTimers.set(row.id, deps.scheduler.at(row.outcomeDueAt, () => {
+      outcomeTimers.delete(row.id)
+      const current = calls.get(row.id)
+      if (!current || current.outcome !== null) return
+      stores.transaction(() =>
+        settle(current, 'other', outcomeLabel(org(current.orgId).outcomeLabels, 'other'), 'No outcome was filed within 10 minutes of the call.'),
+      )
+    }))
+  }
+
+  /** The events the carrier sends back, each applied in one transaction. */
+  const carrierEvents = {
+    answered(callId: string, by: AnsweredBy) {
+      const row = calls.get(callId)
+      if (!row || row.status !== 'ringing') return
+      stores.transaction(() => {
+        const now = clock.now()
+        const answered = update(row, { status: 'in_progress', answered: now, answeredBy: by })
+        deps.leads.callAnswered(row.leadId, now)
+        emit('call.answered', answered, { answered_by: by })
+      })
+    },
+
+    intent(callId: string, excerpt: string, confidence: number) {
+      const row = calls.get(callId)
+      if (!row || row.status === 'ended') return
+      const campaign = stores.campaigns.get(row.campaignId)!
+      // Ready SDRs first, else the campaign's closers.
+      const ready = campaign.sdrs.filter((p) => !busyPeople.has(p.id))
+      const offeredTo = ready.length > 0
+        ? ready.map((p) => ({ id: p.id, name: p.name, role: 'sdr' as const }))
+        : campaign.closers.map((p) => ({ id: p.id, name: p.name, role: 'closer' as const }))
+      const intent = { at: clock.now(), excerpt, confidence, offered_to: offeredTo }
+      stores.transaction(() => {
+        const marked = update(row, { intent })
+        emit('lead.interested', marked, { intent: { ...intent, at: iso(intent.at) } })
+      })
+    },
+
+    handover(callId: string) {
+      const row = calls.get(callId)
+      if (!row || row.status === 'ended') return
+      const offer = row.intent?.offered_to.find((p) => p.id === null || !busyPeople.has(p.id)) ?? row.intent?.offered_to[0]
+      const person = offer ?? (row.owner ? { id: row.owner.id, name: row.owner.name, role: 'sdr' as const } : null)
+      if (!person) return
+      if (person.id) busyPeople.add(person.id)
+      // A closer is named but has no id on the call (spec "Call": handled_by).
+      const handledBy: HandledBy = person.role === 'closer' ? { id: null, name: person.name, role: 'closer' } : { id: person.id, name: person.name, role: 'sdr' }
+      const now = clock.now()
+      stores.transaction(() => {
+        const taken = update(row, { handledBy, tthSeconds: row.intent ? (now - row.intent.at) / 1000 : null, outcomeDueAt: null })
+        emit('handover.accepted', taken)
+      })
+    },
+
+    ended(callId: string, report: CallReport) {
+      const row = calls.get(callId)
+      if (!row || row.status === 'ended') return
+      if (row.handledBy.id) busyPeople.delete(row.handledBy.id)
+      const now = clock.now()
+      const orgRow = org(row.orgId)
+      const ended = stores.transaction(() => {
+        const personHandled = row.handledBy.role !== 'ai'
+        const base = update(row, {
+          status: 'ended',
+          ended: now,
+          durationSeconds: report.durationSeconds,
+          transcript: report.transcript,
+          recordingAvailable: report.recorded && orgRow.recordingEnabled,
+          callbackAt: report.callbackAt,
+          note: report.note,
+        })
+        if (report.voicemailDelivered) emit('voicemail.left', base)
+        if (report.optOut) deps.dnc.ensureListed({ orgId: row.orgId, livemode: row.livemode }, calls.lead(row.leadId)!.phone, 'ai')
+        if (report.outcome === null && personHandled) {
+          // The person files the outcome (the lead stays on_call meanwhile, wrapping up); with
+          // none after 10 minutes it becomes other.
+          return update(base, { outcomeDueAt: now + OUTCOME_GRACE_MS })
+        }
+        const outcome = report.outcome ?? 'undetermined'
+        return settle(base, outcome, outcomeLabel(orgRow.outcomeLabels, outcome), report.note, 'ai')
+      })
+      armOutcomeTimer(ended)
+      deps.onLineFree(row.campaignId, row.livemode)
+    },
+  }
+
+  return {
+    view,
+    busyPeople,
+
+    /** Dials a lead taken off the queue: the call, the lead dialing, call.started; then the carrier. */
+    start(lead: LeadRow, campaign: CampaignRow, owner: Person): CallRow {
+      const now = clock.now()
+      const startedBy: StartedBy = lead.callRequestedBy ? { type: 'api', api_key_id: lead.callRequestedBy } : { type: 'dialer', api_key_id: null }
+      const orgRow = org(lead.orgId)
+      const call = stores.transaction(() => {
+        const row = calls.insert({
+          id: newId(),
+          orgId: lead.orgId,
+          campaignId: campaign.id,
+          leadId: lead.id,
+          livemode: lead.livemode,
+          keyId: lead.livemode ? null : (lead.callRequestedBy ?? lead.addedByKeyId),
+          direction: 'outbound',
+          status: 'ringing',
+          started: now,
+          updated: now,
+          handledBy: AI,
+          owner,
+          transcript: [],
+          startedBy,
+          carrier: deps.carrier.name,
+        })
+        deps.leads.beginCall(lead, owner)
+        emit('call.started', row)
+        return row
+      })
+      deps.carrier.dial(
+        {
+          callId: call.id,
+          to: lead.phone,
+          livemode: lead.livemode,
+          record: orgRow.recordingEnabled,
+          leadName: lead.name,
+          agentName: owner.name,
+          leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
+        },
+        carrierEvents,
+      )
+      return call
+    },
+
+    /**
+     * Admin POST /calls/{id}/outcome: a person files the outcome of a call they handled, or
+     * corrects one (call.completed again, same id, newer `updated`, revision 2, 3...).
+     */
+    fileOutcome(callId: string, input: { outcome?: string; outcome_label?: string; note?: string | null }): CallRow {
+      const row = calls.get(callId)
+      if (!row) throw notFound('No such call')
+      if ((input.outcome === undefined) === (input.outcome_label === undefined)) {
+        throw invalid('Send either outcome or outcome_label.', 'outcome')
+      }
+      if (row.status !== 'ended') throw new ApiError('lead_busy', 'The call is still up; file the outcome once it has ended.')
+      const labels = org(row.orgId).outcomeLabels
+      let outcome: Outcome
+      let label: string
+      if (input.outcome !== undefined) {
+        if (!isOutcome(input.outcome)) throw invalid(`"${input.outcome}" is not an outcome word.`, 'outcome')
+        outcome = input.outcome
+        label = outcomeLabel(labels, outcome)
+      } else {
+        label = input.outcome_label!
+        // An unknown label gives outcome other, the label kept (DESIGN.md).
+        outcome = outcomeForLabel(labels, label)
+      }
+      const note = input.note === undefined ? row.note : input.note
+      outcomeTimers.get(row.id)?.()
+      outcomeTimers.delete(row.id)
+      return stores.transaction(() => {
+        if (row.outcome === null) return settle(row, outcome, label, note)
+        const corrected = update(row, { outcome, outcomeLabel: label, note })
+        stores.leads.update(row.leadId, { lastOutcome: outcome, lastOutcomeLabel: label, updated: clock.now() })
+        return complete(corrected)
+      })
+    },
+
+    /**
+     * Boot: a call that was up when the process stopped cannot be resumed by the simulator; it
+     * is closed as failed (its lead retried by the usual rules), and timers of calls waiting
+     * for a person's outcome are armed again.
+     */
+    recover(): number {
+      const open = calls.open()
+      for (const row of open) {
+        stores.transaction(() => {
+          const now = clock.now()
+          const closed = update(row, { status: 'ended', ended: now, durationSeconds: row.answered ? Math.round((now - row.answered) / 1000) : 0 })
+          const label = outcomeLabel(org(row.orgId).outcomeLabels, 'failed')
+          settle(closed, 'failed', label, 'The service restarted during the call; it was not completed.')
+        })
+      }
+      for (const row of calls.awaitingOutcome()) armOutcomeTimer(row)
+      return open.length
+    },
+
+    // ---- the API ----
+
+    visible(principal: Principal, id: string): CallRow {
+      const row = calls.get(id)
+      if (!row || row.orgId !== principal.orgId || row.livemode !== principal.livemode || !inScope(principal, row.campaignId)) {
+        throw notFound('No such call')
+      }
+      return row
+    },
+
+    list(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'>, limit: number): CallRow[] {
+      return calls.list(scopeFilter(principal, filter), limit)
+    },
+
+    page(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'> & { status?: string }, offset: number, limit: number) {
+      return calls.page({ ...scopeFilter(principal, filter), status: filter.status }, offset, limit)
+    },
+
+    /** A 5-minute signed link to the recording, made on each request and never stored. */
+    recordingLink(row: CallRow): { url: string; expires_at: string } {
+      if (!row.recordingAvailable || !org(row.orgId).recordingEnabled) {
+        throw new ApiError('recording_not_available', 'There is no recording of this call.')
+      }
+      const expiresAt = clock.now() + RECORDING_LINK_MS
+      return { url: deps.links.url(`/recordings/${row.id}`, expiresAt), expires_at: iso(Math.floor(expiresAt / 1000) * 1000) }
+    },
+
+    recordingAudio(callId: string, expires: string | undefined, signature: string | undefined): Uint8Array {
+      deps.links.verify(`/recordings/${callId}`, expires, signature, clock.now())
+      const row = calls.get(callId)
+      const audio = row?.recordingAvailable ? deps.carrier.recording({ id: row.id, durationSeconds: row.durationSeconds }) : null
+      if (!audio) throw new ApiError('recording_not_available', 'There is no recording of this call.')
+      return audio
+    },
+
+    runningTestCalls: (keyId: string) => calls.runningForKey(keyId),
+    hasOpenCall: (leadId: string) => calls.openForLead(leadId),
+  }
+}
+
+function scopeFilter(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'>): CallFilter {
+  return {
+    ...filter,
+    orgId: principal.orgId,
+    livemode: principal.livemode,
+    campaignIds: principal.campaignIds ? [...principal.campaignIds] : null,
+  }
+}
+
+export type CallService = ReturnType<typeof callService>

@@ -1,0 +1,35 @@
+import type { CallLead, CallRow } from '../../db/stores/call-store'
+import { iso, isoOrNull } from '../../jobs/clock'
+
+/** The Call object of the spec, as GET /calls/{id} returns it and call events carry it. */
+export function callView(row: CallRow, lead: CallLead | undefined) {
+  return {
+    id: row.id,
+    object: 'call' as const,
+    livemode: row.livemode,
+    lead: lead ? { id: lead.id, external_id: lead.externalId, name: lead.name, phone: lead.phone } : null,
+    campaign_id: row.campaignId,
+    direction: row.direction,
+    status: row.status,
+    outcome: row.outcome,
+    outcome_label: row.outcomeLabel,
+    note: row.note,
+    duration_seconds: row.durationSeconds,
+    started: iso(row.started),
+    answered: isoOrNull(row.answered),
+    ended: isoOrNull(row.ended),
+    updated: iso(row.updated),
+    handled_by: row.handledBy,
+    owner: row.owner,
+    tth_seconds: row.tthSeconds,
+    callback_at: isoOrNull(row.callbackAt),
+    recording_available: row.recordingAvailable,
+    transcript_available: row.transcript.length > 0,
+    started_by: row.startedBy,
+  }
+}
+
+export type CallView = ReturnType<typeof callView>
+
+export const recordingPath = (callId: string) => `/api/v1/external/calls/${callId}/recording`
+export const transcriptPath = (callId: string) => `/api/v1/external/calls/${callId}/transcript`

@@ -1,0 +1,103 @@
+import type { Stores } from '../../db/stores'
+import type { Clock } from '../../jobs/clock'
+import { isCallableNow } from '../calling-hours/calling-window'
+import { zonesForPhone } from '../calling-hours/lead-zones'
+import type { DialQueues } from '../queue/dial-queues'
+import type { LeadService } from '../leads/lead-service'
+import type { CallService } from './call-service'
+
+const slot = (campaignId: string, livemode: boolean) => `${campaignId}:${livemode ? 'live' : 'test'}`
+// How long a campaign's average handle time is reused before it is read again.
+const HANDLE_TIME_TTL_MS = 10_000
+
+/**
+ * Takes leads off the dial queues onto the campaigns' lines: for each active campaign and mode,
+ * while a line is free and a lead is in line, the head of the queue is dialed (test-mode calls
+ * have lines of their own). Each call is dialed for the campaign's SDRs in turn.
+ */
+export class Dialer {
+  private readonly active = new Map<string, number>()
+  private readonly sdrTurn = new Map<string, number>()
+  private readonly pumping = new Set<string>()
+  private readonly handleTimes = new Map<string, { seconds: number; at: number }>()
+  /** Milliseconds from a lead being next in line with a free line to it being dialed (bench). */
+  readonly delays: number[] = []
+
+  constructor(
+    private readonly deps: { stores: Stores; queues: DialQueues; leads: LeadService; calls: () => CallService; clock: Clock },
+    private enabled: boolean,
+  ) {}
+
+  /** Tests turn automatic dialing on when they want calls; the service always dials. */
+  setEnabled(enabled: boolean): void {
+    this.enabled = enabled
+    if (enabled) this.pumpAll()
+  }
+
+  callsUp(campaignId: string, livemode: boolean): number {
+    return this.active.get(slot(campaignId, livemode)) ?? 0
+  }
+
+  pumpAll(): void {
+    for (const { campaignId, livemode } of this.deps.queues.nonEmpty()) this.pump(campaignId, livemode)
+  }
+
+  /** Dials the head of the campaign's queue while it has a free line. */
+  pump(campaignId: string, livemode: boolean): void {
+    if (!this.enabled) return
+    const name = slot(campaignId, livemode)
+    if (this.pumping.has(name)) return
+    this.pumping.add(name)
+    try {
+      const { stores, queues, clock } = this.deps
+      const campaign = stores.campaigns.get(campaignId)
+      if (!campaign || campaign.status !== 'active' || campaign.sdrs.length === 0) return
+      while ((this.active.get(name) ?? 0) < campaign.lines) {
+        const due = clock.now()
+        const head = queues.take(campaignId, livemode)
+        if (!head) return
+        const lead = stores.leads.get(head.id)
+        if (!lead || lead.status !== 'queued' || lead.queueKey !== head.key) continue
+        // A lead can wait in line past closing time: calling hours are checked again now.
+        const org = stores.orgs.get(lead.orgId)!
+        const window = { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }
+        if (!isCallableNow(zonesForPhone(lead.phone, org.timezone), window, due)) {
+          stores.transaction(() => this.deps.leads.replace(lead))
+          continue
+        }
+        const turn = this.sdrTurn.get(campaignId) ?? 0
+        this.sdrTurn.set(campaignId, turn + 1)
+        const owner = campaign.sdrs[turn % campaign.sdrs.length]!
+        this.active.set(name, (this.active.get(name) ?? 0) + 1)
+        try {
+          this.deps.calls().start(lead, campaign, owner)
+        } catch (error) {
+          this.active.set(name, (this.active.get(name) ?? 1) - 1)
+          throw error
+        }
+        if (this.delays.length < 1_000_000) this.delays.push(clock.now() - due)
+      }
+    } finally {
+      this.pumping.delete(name)
+    }
+  }
+
+  /** A call ended: its line takes the next lead. */
+  lineFree(campaignId: string, livemode: boolean): void {
+    const name = slot(campaignId, livemode)
+    this.active.set(name, Math.max(0, (this.active.get(name) ?? 0) - 1))
+    this.handleTimes.delete(name)
+    this.pump(campaignId, livemode)
+  }
+
+  /** Recent average duration of the campaign's answered calls (seconds), for wait estimates. */
+  averageHandleSeconds(campaignId: string, livemode: boolean, fallback: number): number {
+    const name = slot(campaignId, livemode)
+    const now = this.deps.clock.now()
+    const cached = this.handleTimes.get(name)
+    if (cached && now - cached.at < HANDLE_TIME_TTL_MS) return cached.seconds
+    const seconds = this.deps.stores.calls.averageDuration(campaignId, livemode) ?? fallback
+    this.handleTimes.set(name, { seconds, at: now })
+    return seconds
+  }
+}
