@@ -4,7 +4,9 @@ import { callRoutes, recordingRoutes } from './api/calls/routes'
 import { campaignRoutes } from './api/campaigns/routes'
 import { dncRoutes } from './api/dnc/routes'
 import { docsRoutes } from './api/docs'
+import { eventRoutes } from './api/events/routes'
 import { healthRoutes } from './api/health'
+import { webhookRoutes } from './api/webhooks/routes'
 import { leadRoutes } from './api/leads/routes'
 import { createGateway, EXTERNAL_PREFIX, type RequestHandler } from './http/gateway'
 import { requestPipeline } from './http/pipeline'
@@ -17,7 +19,7 @@ export function createApp(s: Services) {
     .use(healthRoutes(s))
     .use(docsRoutes(s.config.publicUrl))
     .use(recordingRoutes(s))
-    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)))
+    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)))
     .use(adminRoutes(s))
 }
 

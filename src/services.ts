@@ -12,6 +12,10 @@ import { Dialer } from './domain/calls/dialer'
 import { signedLinks, type SignedLinks } from './domain/links/signed-links'
 import { SimulatedCarrier } from './telephony/simulator'
 import type { Carrier } from './telephony/carrier'
+import { eventQueries, type EventQueries } from './domain/events/event-queries'
+import { DeliveryWorker } from './domain/webhooks/delivery-worker'
+import { httpTransport, type WebhookTransport } from './domain/webhooks/transport'
+import { webhookService, type WebhookService } from './domain/webhooks/webhook-service'
 import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
 import { IdempotencyGuard } from './http/idempotency'
@@ -41,6 +45,9 @@ export interface Services {
   readonly dialer: Dialer
   readonly carrier: Carrier
   readonly links: SignedLinks
+  readonly eventQueries: EventQueries
+  readonly webhooks: WebhookService
+  readonly deliveries: DeliveryWorker
   readonly limits: {
     readonly requests: RequestRateLimiter
     readonly concurrency: ConcurrencyGate
@@ -56,6 +63,8 @@ export interface ServiceOptions {
   fakeStart?: number
   /** Dial queued leads as lines free up (default). Tests that look at queues switch it off. */
   autoDial?: boolean
+  /** How webhooks are sent (default: HTTP with a 10 s timeout). */
+  webhookTransport?: WebhookTransport
 }
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
@@ -105,6 +114,23 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     })
   })
 
+  let deliveries: DeliveryWorker | undefined
+  const webhooks = webhookService({
+    stores, clock, worker: () => deliveries!, allowPrivate: config.webhookAllowPrivate, apiVersion: config.apiVersion,
+  })
+  deliveries = new DeliveryWorker({
+    store: stores.webhooks,
+    clock,
+    scheduler,
+    transport: options.webhookTransport ?? httpTransport(),
+    allowPrivate: config.webhookAllowPrivate,
+    transaction: stores.transaction,
+    endpointChanged: (endpoint) => webhooks.changed(endpoint),
+  })
+  // The outbox: each event's deliveries are written in the event's own transaction.
+  events.onRecorded((row) => webhooks.fanOut(row))
+  deliveries.restore(stores.webhooks.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER))
+
   // Boot: calls cut by a stop are closed, the queues rebuilt, and dialing starts.
   calls.recover()
   leads.restore()
@@ -126,8 +152,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     run: () => {
       const idempotencyRecords = idempotency.purgeExpired()
       // Spec "Limits": events are kept 30 days.
-      const eventRows = stores.events.purgeBefore(clock.now() - 30 * 24 * 60 * 60 * 1000)
-      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows })
+      const cutoff = clock.now() - 30 * 24 * 60 * 60 * 1000
+      const deliveryRows = stores.webhooks.purgeBefore(cutoff)
+      const eventRows = stores.events.purgeBefore(cutoff)
+      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows, deliveries: deliveryRows })
     },
   })
 
@@ -150,6 +178,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     dialer,
     carrier,
     links,
+    eventQueries: eventQueries(stores.events),
+    webhooks,
+    deliveries,
     limits: {
       requests: new RequestRateLimiter(clock),
       concurrency: new ConcurrencyGate(),
@@ -158,6 +189,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     },
     idempotency,
     close() {
+      deliveries!.stop()
       scheduler.stop()
       database.close()
     },

@@ -91,5 +91,19 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE INDEX `leads_waiting_due` ON `leads` (`due_at`) WHERE status IN ('scheduled', 'callback_scheduled');",
       "\nCREATE INDEX `leads_org_external` ON `leads` (`org_id`,`livemode`,`external_id`) WHERE external_id IS NOT NULL;"
     ]
+  },
+  {
+    "tag": "0005_webhooks",
+    "folderMillis": 1795355935408,
+    "hash": "a374c597a2926dff235798e314713fa7111638e4e9dc3cdc1564c45f4489932b",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `webhook_deliveries` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`endpoint_id` text NOT NULL,\n\t`event_id` text,\n\t`event_type` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`status` text NOT NULL,\n\t`attempts` integer DEFAULT 0 NOT NULL,\n\t`next_attempt_at` integer,\n\t`last_attempt_at` integer,\n\t`response_status` integer,\n\t`response_body` text,\n\t`duration_ms` integer,\n\t`last_error` text,\n\t`resent_from` text,\n\t`payload` text,\n\t`created` integer NOT NULL,\n\tFOREIGN KEY (`endpoint_id`) REFERENCES `webhook_endpoints`(`id`) ON UPDATE no action ON DELETE cascade\n);\n",
+      "\nCREATE INDEX `webhook_deliveries_endpoint` ON `webhook_deliveries` (`endpoint_id`,`id`);",
+      "\nCREATE INDEX `webhook_deliveries_due` ON `webhook_deliveries` (`next_attempt_at`,`id`) WHERE status IN ('pending', 'failed');",
+      "\nCREATE INDEX `webhook_deliveries_created` ON `webhook_deliveries` (`created`);",
+      "\nCREATE TABLE `webhook_endpoints` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`url` text NOT NULL,\n\t`description` text,\n\t`events` text NOT NULL,\n\t`campaign_ids` text,\n\t`status` text NOT NULL,\n\t`secret` text NOT NULL,\n\t`previous_secret` text,\n\t`previous_secret_expires_at` integer,\n\t`failing_since` integer,\n\t`paused_at` integer,\n\t`last_success_at` integer,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `webhook_endpoints_org` ON `webhook_endpoints` (`org_id`,`livemode`,`id`);"
+    ]
   }
 ]

@@ -8,6 +8,7 @@ import { keyStore } from './key-store'
 import { leadStore } from './lead-store'
 import { orgStore } from './org-store'
 import { settingsStore } from './settings-store'
+import { webhookStore } from './webhook-store'
 
 /** Every data-access module over one open database, plus its unit-of-work helper. */
 export function createStores(database: DatabaseHandle) {
@@ -15,6 +16,7 @@ export function createStores(database: DatabaseHandle) {
   return {
     transaction: database.transaction,
     afterCommit: database.afterCommit,
+    onRollback: database.onRollback,
     settings: settingsStore(db),
     orgs: orgStore(db),
     keys: keyStore(db),
@@ -24,6 +26,7 @@ export function createStores(database: DatabaseHandle) {
     leads: leadStore(db, database.sqlite),
     events: eventStore(db, database.sqlite),
     calls: callStore(db, database.sqlite),
+    webhooks: webhookStore(db, database.sqlite),
   }
 }
 

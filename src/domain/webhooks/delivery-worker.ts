@@ -1,0 +1,178 @@
+import type { DeliveryRow, EndpointRow, WebhookStore } from '../../db/stores/webhook-store'
+import type { Clock } from '../../jobs/clock'
+import type { Scheduler } from '../../jobs/scheduler'
+import { logger } from '../../log'
+import { signatureHeader } from './signature'
+import { isPrivateAddress, resolveHost } from './target-check'
+import type { SendResult, WebhookTransport } from './transport'
+
+/** DESIGN.md "Delivery": 7 tries, after the first at +5 s, +5 min, +30 min, +2 h, +5 h, +10 h. */
+export const RETRY_GAPS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000]
+export const MAX_TRIES = RETRY_GAPS_MS.length + 1
+/** An endpoint failing without a break this long is paused at its next failure. */
+export const AUTO_PAUSE_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Sends deliveries. Each endpoint has its own line of due deliveries in event order with one
+ * send at a time, so a slow or dead endpoint never holds up another; retries come back at their
+ * time. SQLite is the truth: a delivery stays pending until its try is recorded, so one cut
+ * off by a crash is sent again after restart (at least once).
+ */
+export class DeliveryWorker {
+  private readonly lines = new Map<string, string[]>()
+  private readonly sending = new Set<string>()
+  private readonly timers = new Map<string, () => void>()
+  private inFlight = 0
+  private stopped = false
+
+  constructor(
+    private readonly deps: {
+      store: WebhookStore
+      clock: Clock
+      scheduler: Scheduler
+      transport: WebhookTransport
+      allowPrivate: boolean
+      transaction: <T>(work: () => T) => T
+      /** The endpoint's row changed here (success, failure, auto-pause). */
+      endpointChanged: (endpoint: EndpointRow) => void
+    },
+  ) {}
+
+  /** A delivery to try at its next_attempt_at (now for a new one). */
+  enqueue(delivery: Pick<DeliveryRow, 'id' | 'endpointId' | 'status' | 'nextAttemptAt'>): void {
+    if (this.stopped || (delivery.status !== 'pending' && delivery.status !== 'failed') || delivery.nextAttemptAt === null) return
+    const when = delivery.nextAttemptAt
+    if (when <= this.deps.clock.now()) return this.push(delivery.endpointId, delivery.id)
+    this.timers.get(delivery.id)?.()
+    this.timers.set(delivery.id, this.deps.scheduler.at(when, () => {
+      this.timers.delete(delivery.id)
+      this.push(delivery.endpointId, delivery.id)
+    }))
+  }
+
+  /** Boot: every delivery still to be tried. */
+  restore(rows: Iterable<DeliveryRow>): void {
+    for (const row of rows) this.enqueue(row)
+  }
+
+  /** Sends being made right now (tests and shutdown wait on this). */
+  get busy(): number {
+    return this.inFlight
+  }
+
+  async drain(timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (this.inFlight > 0 && Date.now() < deadline) await Bun.sleep(5)
+  }
+
+  stop(): void {
+    this.stopped = true
+    for (const cancel of this.timers.values()) cancel()
+    this.timers.clear()
+  }
+
+  private push(endpointId: string, deliveryId: string): void {
+    let line = this.lines.get(endpointId)
+    if (!line) {
+      line = []
+      this.lines.set(endpointId, line)
+    }
+    line.push(deliveryId)
+    this.next(endpointId)
+  }
+
+  private next(endpointId: string): void {
+    if (this.stopped || this.sending.has(endpointId)) return
+    const line = this.lines.get(endpointId)
+    const id = line?.shift()
+    if (id === undefined) {
+      this.lines.delete(endpointId)
+      return
+    }
+    this.sending.add(endpointId)
+    this.inFlight++
+    void this.attempt(id)
+      .catch((error) => logger.error('webhook_attempt_failed', { delivery_id: id, error: String(error) }))
+      .finally(() => {
+        this.inFlight--
+        this.sending.delete(endpointId)
+        this.next(endpointId)
+      })
+  }
+
+  private async attempt(id: string): Promise<void> {
+    const { store, clock } = this.deps
+    const delivery = store.delivery(id)
+    if (!delivery || (delivery.status !== 'pending' && delivery.status !== 'failed')) return
+    const endpoint = store.endpoint(delivery.endpointId)
+    if (!endpoint) return
+    if (endpoint.status === 'paused') {
+      store.updateDelivery(id, { status: 'skipped_paused', nextAttemptAt: null })
+      return
+    }
+    const body = delivery.payload ?? store.eventBody(delivery.eventId ?? '')
+    if (body === undefined) {
+      // The event was purged (30 days) before this retry: nothing left to send.
+      store.updateDelivery(id, { status: 'gave_up', nextAttemptAt: null, lastError: 'event_expired' })
+      return
+    }
+    const messageId = delivery.eventId ?? (JSON.parse(body) as { id: string }).id
+    const now = clock.now()
+    const timestamp = Math.floor(now / 1000)
+    const secrets = [endpoint.secret]
+    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now) {
+      secrets.push(endpoint.previousSecret)
+    }
+    const result = await this.send(endpoint.url, {
+      'content-type': 'application/json',
+      'user-agent': 'Dialer-Webhooks/1',
+      'webhook-id': messageId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, messageId, timestamp, body),
+    }, body)
+    this.record(delivery, endpoint, result)
+  }
+
+  private async send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    if (!this.deps.allowPrivate) {
+      // Checked again at each send: a name can be pointed at a private address after creation.
+      const addresses = await resolveHost(new URL(url))
+      if (addresses?.some(isPrivateAddress)) return { status: null, body: null, durationMs: 0, error: 'private_address' }
+    }
+    return this.deps.transport.send(url, headers, body)
+  }
+
+  private record(delivery: DeliveryRow, endpoint: EndpointRow, result: SendResult): void {
+    const { store, clock } = this.deps
+    const now = clock.now()
+    const attempts = delivery.attempts + 1
+    const common = {
+      attempts,
+      lastAttemptAt: now,
+      responseStatus: result.status,
+      responseBody: result.body,
+      durationMs: result.durationMs,
+      lastError: result.error,
+    }
+    this.deps.transaction(() => {
+      if (result.error === null) {
+        store.updateDelivery(delivery.id, { ...common, status: 'sent', nextAttemptAt: null })
+        const updated = store.updateEndpoint(endpoint.id, { lastSuccessAt: now, failingSince: null, updated: now })
+        if (updated) this.deps.endpointChanged(updated)
+        return
+      }
+      const gaveUp = attempts >= MAX_TRIES
+      const next = gaveUp ? null : now + RETRY_GAPS_MS[attempts - 1]!
+      const row = store.updateDelivery(delivery.id, { ...common, status: gaveUp ? 'gave_up' : 'failed', nextAttemptAt: next })
+      const failingSince = endpoint.failingSince ?? now
+      const pause = now - failingSince >= AUTO_PAUSE_MS
+      const updated = store.updateEndpoint(endpoint.id, {
+        failingSince,
+        ...(pause ? { status: 'paused' as const, pausedAt: now } : {}),
+        updated: now,
+      })
+      if (updated) this.deps.endpointChanged(updated)
+      if (row && !gaveUp) this.enqueue(row)
+    })
+  }
+}

@@ -1,0 +1,55 @@
+/** What one try of a delivery came to. */
+export interface SendResult {
+  status: number | null
+  /** The first 4 KB of the receiver's answer. */
+  body: string | null
+  durationMs: number
+  /** Why it failed; null for a 2xx. */
+  error: 'http_status' | 'redirect' | 'timeout' | 'connection' | 'private_address' | null
+}
+
+/** Sends one webhook request. The HTTP one is the default; tests can drive their own. */
+export interface WebhookTransport {
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>
+}
+
+export const RESPONSE_BODY_BYTES = 4096
+
+/** Reads at most `limit` bytes of a body, then lets the connection go (a huge answer costs nothing). */
+async function readCapped(response: Response, limit: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.byteLength
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit))
+}
+
+/** POST over HTTP(S): a 2xx within `timeoutMs` is success; redirects are not followed. */
+export function httpTransport(timeoutMs = 10_000): WebhookTransport {
+  return {
+    async send(url, headers, body) {
+      const started = performance.now()
+      const elapsed = () => Math.round(performance.now() - started)
+      try {
+        const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+        const text = await readCapped(response, RESPONSE_BODY_BYTES).catch(() => '')
+        const ok = response.status >= 200 && response.status < 300
+        const redirect = response.status >= 300 && response.status < 400
+        return { status: response.status, body: text, durationMs: elapsed(), error: ok ? null : redirect ? 'redirect' : 'http_status' }
+      } catch (error) {
+        const name = (error as { name?: string }).name
+        return { status: null, body: null, durationMs: elapsed(), error: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'connection' }
+      }
+    },
+  }
+}

@@ -1,0 +1,296 @@
+import type { EventRow } from '../../db/stores/event-store'
+import type { DeliveryRow, DeliveryStatus, EndpointRow, NewEndpoint } from '../../db/stores/webhook-store'
+import type { Stores } from '../../db/stores'
+import { ApiError, invalid, notFound } from '../../errors'
+import { iso, isoOrNull, type Clock } from '../../jobs/clock'
+import { requireCampaignScope, type Principal } from '../access/permissions'
+import { EVENT_TYPES, newEventId, type EventType } from '../events/event-log'
+import { newId } from '../ids'
+import type { DeliveryWorker } from './delivery-worker'
+import { newSecret } from './signature'
+import { checkTarget } from './target-check'
+
+export interface EndpointInput {
+  url: string
+  events: string[]
+  campaign_ids?: string[] | null
+  description?: string | null
+}
+
+export interface EndpointPatch extends Partial<EndpointInput> {
+  status?: 'active' | 'paused'
+}
+
+/** `wd_` and the 32 hex digits of a uuid v7. */
+const newDeliveryId = () => `wd_${newId().replace(/-/g, '')}`
+
+export function endpointView(row: EndpointRow, secret?: string) {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint' as const,
+    url: row.url,
+    description: row.description,
+    events: row.events,
+    campaign_ids: row.campaignIds,
+    mode: row.livemode ? ('live' as const) : ('test' as const),
+    livemode: row.livemode,
+    status: row.status,
+    failing_since: isoOrNull(row.failingSince),
+    paused_at: isoOrNull(row.pausedAt),
+    last_success_at: isoOrNull(row.lastSuccessAt),
+    previous_secret_expires_at: isoOrNull(row.previousSecretExpiresAt),
+    created: iso(row.created),
+    updated: iso(row.updated),
+    ...(secret ? { secret } : {}),
+  }
+}
+
+export function deliveryView(row: DeliveryRow) {
+  return {
+    id: row.id,
+    object: 'webhook_delivery' as const,
+    endpoint_id: row.endpointId,
+    event_id: row.eventId,
+    event_type: row.eventType,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: isoOrNull(row.nextAttemptAt),
+    last_attempt_at: isoOrNull(row.lastAttemptAt),
+    response_status: row.responseStatus,
+    response_body: row.responseBody,
+    duration_ms: row.durationMs,
+    resent_from: row.resentFrom,
+    created: iso(row.created),
+    livemode: row.livemode,
+  }
+}
+
+/**
+ * Webhook endpoints and their deliveries. Every stored event becomes a delivery for each
+ * endpoint of the organization and mode that subscribes to its type and campaign, in the
+ * event's own transaction (the outbox); the worker sends them.
+ */
+export function webhookService(deps: {
+  stores: Stores
+  clock: Clock
+  worker: () => DeliveryWorker
+  allowPrivate: boolean
+  apiVersion: string
+}) {
+  const { stores, clock } = deps
+  const store = stores.webhooks
+  // Events are frequent and endpoints change rarely: endpoints cached per organization.
+  const cache = new Map<string, EndpointRow[]>()
+  const endpointsOf = (orgId: string) => {
+    let list = cache.get(orgId)
+    if (!list) {
+      list = store.endpointsOf(orgId)
+      cache.set(orgId, list)
+    }
+    return list
+  }
+  const forget = (orgId: string) => cache.delete(orgId)
+  stores.onRollback(() => cache.clear())
+
+  function owned(principal: Principal, id: string): EndpointRow {
+    const row = store.endpoint(id)
+    if (!row || row.orgId !== principal.orgId || row.livemode !== principal.livemode) throw notFound('No such webhook endpoint')
+    return row
+  }
+
+  function checkEvents(events: string[]): void {
+    if (events.length === 0) throw invalid('events must name at least one event type.', 'events')
+    events.forEach((type, i) => {
+      if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+        throw invalid(`Unknown event type "${type}". Types: ${EVENT_TYPES.join(', ')}.`, `events[${i}]`)
+      }
+    })
+  }
+
+  function checkCampaigns(principal: Principal, ids: string[] | null | undefined): string[] | null {
+    if (ids === undefined || ids === null) {
+      // A key limited to some campaigns must not subscribe to the others' events.
+      if (principal.campaignIds !== null) {
+        throw new ApiError('permission_denied', 'A key limited to some campaigns must list them in campaign_ids.', {
+          param: 'campaign_ids',
+          extras: { missing_permission: 'webhooks:write', campaign_id: null },
+        })
+      }
+      return null
+    }
+    ids.forEach((id, i) => {
+      const campaign = stores.campaigns.get(id)
+      if (!campaign || campaign.orgId !== principal.orgId) throw notFound('No such campaign.', `campaign_ids[${i}]`)
+      requireCampaignScope(principal, id, 'webhooks:write', `campaign_ids[${i}]`)
+    })
+    return [...new Set(ids)]
+  }
+
+  function changed(row: EndpointRow): void {
+    forget(row.orgId)
+  }
+
+  function addDelivery(endpoint: EndpointRow, fields: { eventId: string | null; eventType: string; payload: string | null; resentFrom?: string | null }): DeliveryRow {
+    const now = clock.now()
+    const paused = endpoint.status === 'paused'
+    const delivery = store.insertDelivery({
+      id: newDeliveryId(),
+      endpointId: endpoint.id,
+      eventId: fields.eventId,
+      eventType: fields.eventType,
+      livemode: endpoint.livemode,
+      status: paused ? 'skipped_paused' : 'pending',
+      nextAttemptAt: paused ? null : now,
+      payload: fields.payload,
+      resentFrom: fields.resentFrom ?? null,
+      created: now,
+    })
+    stores.afterCommit(() => deps.worker().enqueue(delivery))
+    return delivery
+  }
+
+  return {
+    /** The outbox: called for every stored event, inside its transaction. */
+    fanOut(event: EventRow): void {
+      for (const endpoint of endpointsOf(event.orgId)) {
+        if (endpoint.livemode !== event.livemode || !endpoint.events.includes(event.type)) continue
+        if (endpoint.campaignIds !== null && (event.campaignId === null || !endpoint.campaignIds.includes(event.campaignId))) continue
+        addDelivery(endpoint, { eventId: event.id, eventType: event.type, payload: null })
+      }
+    },
+
+    changed,
+
+    async create(principal: Principal, input: EndpointInput): Promise<{ row: EndpointRow; secret: string }> {
+      checkEvents(input.events)
+      const campaignIds = checkCampaigns(principal, input.campaign_ids)
+      await checkTarget(input.url, deps.allowPrivate)
+      const org = stores.orgs.get(principal.orgId)!
+      const secret = newSecret()
+      const now = clock.now()
+      const row = stores.transaction(() => {
+        if (store.countEndpoints(principal.orgId) >= org.webhookEndpointLimit) {
+          throw new ApiError('limit_reached', `This organization may have ${org.webhookEndpointLimit} webhook endpoints.`)
+        }
+        return store.insertEndpoint({
+          id: newId(), orgId: principal.orgId, livemode: principal.livemode, url: input.url, description: input.description ?? null,
+          events: [...new Set(input.events)], campaignIds, status: 'active', secret, created: now, updated: now,
+        })
+      })
+      changed(row)
+      return { row, secret }
+    },
+
+    list(principal: Principal, limit: number, startingAfter?: string): EndpointRow[] {
+      return store.listEndpoints(principal.orgId, principal.livemode, limit, startingAfter)
+    },
+
+    get: owned,
+
+    async update(principal: Principal, id: string, patch: EndpointPatch): Promise<EndpointRow> {
+      const current = owned(principal, id)
+      if (patch.events) checkEvents(patch.events)
+      const changes: Partial<NewEndpoint> = { updated: clock.now() }
+      if (patch.url !== undefined) {
+        await checkTarget(patch.url, deps.allowPrivate)
+        changes.url = patch.url
+      }
+      if (patch.events) changes.events = [...new Set(patch.events)]
+      if (patch.campaign_ids !== undefined) changes.campaignIds = checkCampaigns(principal, patch.campaign_ids)
+      if (patch.description !== undefined) changes.description = patch.description
+      if (patch.status === 'paused' && current.status !== 'paused') Object.assign(changes, { status: 'paused', pausedAt: clock.now() })
+      if (patch.status === 'active' && current.status !== 'active') Object.assign(changes, { status: 'active', pausedAt: null, failingSince: null })
+      const row = store.updateEndpoint(id, changes)!
+      changed(row)
+      return row
+    },
+
+    remove(principal: Principal, id: string): EndpointRow {
+      const row = owned(principal, id)
+      stores.transaction(() => store.deleteEndpoint(id))
+      changed(row)
+      return row
+    },
+
+    /** Active again; the failure streak is forgotten. Deliveries skipped meanwhile stay skipped (resend them). */
+    resume(principal: Principal, id: string): EndpointRow {
+      owned(principal, id)
+      const row = store.updateEndpoint(id, { status: 'active', pausedAt: null, failingSince: null, updated: clock.now() })!
+      changed(row)
+      for (const waiting of store.waitingFor(id)) deps.worker().enqueue(waiting)
+      return row
+    },
+
+    /** Sends a sample event (`sample: true`) of the first subscribed type. */
+    sendTest(principal: Principal, id: string): DeliveryRow {
+      const endpoint = owned(principal, id)
+      if (endpoint.status === 'paused') throw new ApiError('endpoint_paused', 'The endpoint is paused; resume it first.')
+      const type = (endpoint.events[0] ?? 'lead.created') as EventType
+      const sample = {
+        id: newEventId(),
+        type,
+        created: iso(clock.now()),
+        livemode: endpoint.livemode,
+        api_version: deps.apiVersion,
+        data: { object: sampleObject(type, endpoint.livemode, clock.now()) },
+        sample: true,
+      }
+      return stores.transaction(() => addDelivery(endpoint, { eventId: null, eventType: type, payload: JSON.stringify(sample) }))
+    },
+
+    /** A new secret; the old one also signs until `previous_secret_expires_at`. */
+    rollSecret(principal: Principal, id: string, expireOldAfterHours: number): { row: EndpointRow; secret: string } {
+      const endpoint = owned(principal, id)
+      const secret = newSecret()
+      const now = clock.now()
+      const row = store.updateEndpoint(id, {
+        secret,
+        previousSecret: expireOldAfterHours > 0 ? endpoint.secret : null,
+        previousSecretExpiresAt: expireOldAfterHours > 0 ? now + expireOldAfterHours * 3_600_000 : null,
+        updated: now,
+      })!
+      changed(row)
+      return { row, secret }
+    },
+
+    deliveries(principal: Principal, id: string, limit: number, options: { status?: DeliveryStatus; startingAfter?: string }): DeliveryRow[] {
+      owned(principal, id)
+      return store.listDeliveries(id, limit, options)
+    },
+
+    /** A new delivery of the same event (same webhook-id), marked `resent_from`. */
+    resend(principal: Principal, endpointId: string, deliveryId: string): DeliveryRow {
+      const endpoint = owned(principal, endpointId)
+      const original = store.delivery(deliveryId)
+      if (!original || original.endpointId !== endpoint.id) throw notFound('No such delivery for this endpoint')
+      if (endpoint.status === 'paused') throw new ApiError('endpoint_paused', 'The endpoint is paused; resume it first.')
+      return stores.transaction(() =>
+        addDelivery(endpoint, { eventId: original.eventId, eventType: original.eventType, payload: original.payload, resentFrom: original.id }),
+      )
+    },
+  }
+}
+
+/** A believable lead or call for a test send. */
+function sampleObject(type: EventType, livemode: boolean, now: number): Record<string, unknown> {
+  const at = iso(now)
+  if (type.startsWith('call.') || type === 'handover.accepted' || type === 'voicemail.left' || type === 'lead.interested') {
+    return {
+      id: '00000000-0000-7000-8000-000000000001', object: 'call', livemode,
+      lead: { id: '00000000-0000-7000-8000-000000000002', external_id: 'sample-1', name: 'Sample Lead', phone: '+14155550100' },
+      campaign_id: '00000000-0000-7000-8000-000000000003', direction: 'outbound', status: 'ended', outcome: 'interested',
+      outcome_label: 'Interested', note: 'A sample call.', duration_seconds: 90, started: at, answered: at, ended: at, updated: at,
+      handled_by: { id: null, name: 'AI assistant', role: 'ai' }, owner: { id: 'sample-sdr', name: 'Sample SDR' }, tth_seconds: null,
+      callback_at: null, recording_available: false, transcript_available: false, started_by: { type: 'dialer', api_key_id: null },
+    }
+  }
+  return {
+    id: '00000000-0000-7000-8000-000000000002', external_id: 'sample-1', campaign_id: '00000000-0000-7000-8000-000000000003',
+    name: 'Sample Lead', phone: '+14155550100', email: null, address: null, fields: {}, consent: null, lead_source: 'api', owner: null,
+    created: at, updated: at, status: 'queued', call_now: false, place_in_line: null, estimated_wait_seconds: null, scheduled_for: null,
+    scheduled_reason: null, held_reason: null, callback_at: null, late: false, attempts: 0, last_outcome: null, last_outcome_label: null,
+    next_dial_at: null, calls: [], ...(livemode ? {} : { livemode }),
+  }
+}
+
+export type WebhookService = ReturnType<typeof webhookService>
