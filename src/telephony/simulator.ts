@@ -132,7 +132,8 @@ export class SimulatedCarrier implements Carrier {
                 voicemailDelivered: step.voicemail === true,
                 callbackAt: step.callback ? this.callbackTime(step.callback, request.leadZone) : null,
                 optOut: step.optOut === true,
-                durationSeconds: answered ? Math.max(1, Math.round(step.at - (script.steps[0]!.at))) : 0,
+                // Scaled like every other time of the script (DESIGN.md: durations / DIALER_SIM_SPEED).
+                durationSeconds: answered ? Math.max(1, Math.round((step.at - script.steps[0]!.at) / this.deps.speed)) : 0,
                 transcript: script.lines.map((line) => ({
                   speaker: line.speaker,
                   name: line.speaker === 'ai' ? 'AI assistant' : line.speaker === 'agent' ? request.agentName : (request.leadName ?? 'Lead'),

@@ -249,7 +249,16 @@ export function callService(deps: {
       return stores.transaction(() => {
         if (row.outcome === null) return settle(row, outcome, label, note)
         const corrected = update(row, { outcome, outcomeLabel: label, note })
-        stores.leads.update(row.leadId, { lastOutcome: outcome, lastOutcomeLabel: label, updated: clock.now() })
+        if (outcome === 'dnc') deps.dnc.ensureListed({ orgId: row.orgId, livemode: row.livemode }, calls.lead(row.leadId)!.phone, 'outcome')
+        // The lead follows the corrected outcome while this is still its latest call and no
+        // new call is up; otherwise only its last outcome is corrected.
+        const lead = stores.leads.get(row.leadId)
+        const latest = calls.recentForLead(row.leadId, 1)[0]?.id === row.id
+        if (lead && latest && lead.status !== 'dialing' && lead.status !== 'on_call') {
+          deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt })
+        } else {
+          stores.leads.update(row.leadId, { lastOutcome: outcome, lastOutcomeLabel: label, updated: clock.now() })
+        }
         return complete(corrected)
       })
     },

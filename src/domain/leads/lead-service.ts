@@ -139,7 +139,7 @@ export function leadService(deps: {
       if (after.status === 'queued' && after.queueKey !== null) {
         queues.add(after.campaignId, after.livemode, after.id, after.queueKey)
       }
-      if (after.status === 'scheduled' && after.dueAt !== null) dueTimer.consider(after.dueAt)
+      if ((after.status === 'scheduled' || after.status === 'callback_scheduled') && after.dueAt !== null) dueTimer.consider(after.dueAt)
     })
   }
 
@@ -521,7 +521,11 @@ export function leadService(deps: {
     if (body.campaign_id) requireCampaignScope(principal, body.campaign_id, 'calls:write')
     let lead: LeadRow | undefined
     if (body.lead_id) {
-      lead = visibleLead(principal, body.lead_id)
+      try {
+        lead = visibleLead(principal, body.lead_id)
+      } catch {
+        throw notFound('No such lead', 'lead_id')
+      }
       if (body.external_id !== undefined && lead.externalId !== body.external_id) {
         throw invalid('lead_id and external_id name different leads.', 'external_id')
       }
