@@ -14,7 +14,9 @@ import type { Services } from './services'
 
 /** The routes: body parsing and the error envelope first, then every route module. */
 export function createApp(s: Services) {
-  return new Elysia({ normalize: false })
+  // normalize off: unknown fields are refused, not dropped. encodeSchema off: replies are plain
+  // JSON values, so they are checked against their schema, not encoded through it row by row.
+  return new Elysia({ normalize: false, encodeSchema: false })
     .use(requestPipeline(s))
     .use(healthRoutes(s))
     .use(docsRoutes(s.config.publicUrl))

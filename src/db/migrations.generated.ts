@@ -105,5 +105,26 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE TABLE `webhook_endpoints` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`url` text NOT NULL,\n\t`description` text,\n\t`events` text NOT NULL,\n\t`campaign_ids` text,\n\t`status` text NOT NULL,\n\t`secret` text NOT NULL,\n\t`previous_secret` text,\n\t`previous_secret_expires_at` integer,\n\t`failing_since` integer,\n\t`paused_at` integer,\n\t`last_success_at` integer,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `webhook_endpoints_org` ON `webhook_endpoints` (`org_id`,`livemode`,`id`);"
     ]
+  },
+  {
+    "tag": "0006_call_transcripts",
+    "folderMillis": 1795356819128,
+    "hash": "ca6a39f924c82d38837d1061dab2ca36b18a8d550fcfee87a3d2fdef39ed4f1a",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `call_transcripts` (\n\t`call_id` text PRIMARY KEY NOT NULL,\n\t`lines` text NOT NULL,\n\tFOREIGN KEY (`call_id`) REFERENCES `calls`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nALTER TABLE `calls` ADD `transcript_available` integer DEFAULT false NOT NULL;",
+      "\nINSERT INTO `call_transcripts` (`call_id`, `lines`) SELECT `id`, `transcript` FROM `calls` WHERE json_array_length(`transcript`) > 0;",
+      "\nUPDATE `calls` SET `transcript_available` = 1 WHERE json_array_length(`transcript`) > 0;\n"
+    ]
+  },
+  {
+    "tag": "0007_drop_call_transcript_column",
+    "folderMillis": 1795356820140,
+    "hash": "a35ad39ed2c11a6523cb03530e32b974271ba40bb10dd43e7beb5832011f4c99",
+    "bps": true,
+    "sql": [
+      "ALTER TABLE `calls` DROP COLUMN `transcript`;"
+    ]
   }
 ]

@@ -295,7 +295,8 @@ export const calls = sqliteTable(
     callbackAt: integer('callback_at'),
     intent: text('intent', { mode: 'json' }).$type<Intent | null>(),
     recordingAvailable: integer('recording_available', { mode: 'boolean' }).notNull().default(false),
-    transcript: text('transcript', { mode: 'json' }).$type<TranscriptLine[]>().notNull(),
+    /** The lines are in call_transcripts: large, and read only by GET .../transcript. */
+    transcriptAvailable: integer('transcript_available', { mode: 'boolean' }).notNull().default(false),
     startedBy: text('started_by', { mode: 'json' }).$type<{ type: 'dialer' | 'api' | 'person'; api_key_id: string | null }>().notNull(),
     /** How many times call.completed was sent (outcome corrections add one). */
     revision: integer('revision').notNull().default(0),
@@ -312,6 +313,11 @@ export const calls = sqliteTable(
     index('calls_outcome_due').on(t.outcomeDueAt),
   ],
 )
+
+export const callTranscripts = sqliteTable('call_transcripts', {
+  callId: text('call_id').primaryKey().references(() => calls.id),
+  lines: text('lines', { mode: 'json' }).$type<TranscriptLine[]>().notNull(),
+})
 
 export const webhookEndpoints = sqliteTable(
   'webhook_endpoints',

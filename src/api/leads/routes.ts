@@ -5,7 +5,7 @@ import type { BatchResult } from '../../domain/leads/lead-service'
 import type { LeadInput } from '../../domain/leads/lead-input'
 import type { ApiError } from '../../errors'
 import { fromValueError, type ValueError } from '../../http/errors'
-import { limitQuery, listReply, parseTimeBound, uuidQuery } from '../../http/paging'
+import { limitQuery, listReply, ListMetaSchema, parseTimeBound, uuidQuery } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
 import { dataOf, idParams, listOf, operation, strict } from '../shared'
@@ -120,7 +120,8 @@ export const leadRoutes = (s: Services) =>
       {
         permission: 'leads:read',
         query: listQuery,
-        response: { 200: t.Union([dataOf(Lead), listOf(Lead)]) },
+        // One object, not a union of the two replies (a union reply is checked slowly, row by row).
+        response: { 200: t.Object({ data: t.Union([Lead, t.Array(Lead)]), meta: t.Optional(ListMetaSchema) }) },
         detail: operation(TAG, 'Find or list leads', 'leads:read',
           'With `external_id`: the one lead (409 ambiguous_external_id with `candidates` when it names leads in several of the key\u2019s campaigns; add campaign_id). Without: the key\u2019s leads, newest first.'),
       },

@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { and, desc, eq, gte, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { tableCodec } from '../table-codec'
-import { calls, leads } from '../schema'
+import { calls, callTranscripts, leads, type TranscriptLine } from '../schema'
 
 export type CallRow = typeof calls.$inferSelect
 export type NewCall = typeof calls.$inferInsert
@@ -62,6 +62,12 @@ export function callStore(db: Db, sqlite: Database) {
   return {
     insert(row: NewCall): CallRow {
       return rows.insert(row)
+    },
+    saveTranscript(callId: string, lines: TranscriptLine[]): void {
+      db.insert(callTranscripts).values({ callId, lines }).onConflictDoUpdate({ target: callTranscripts.callId, set: { lines } }).run()
+    },
+    transcript(callId: string): TranscriptLine[] {
+      return db.select().from(callTranscripts).where(eq(callTranscripts.callId, callId)).get()?.lines ?? []
     },
     update(id: string, changes: Partial<NewCall>): CallRow {
       return rows.update('id', id, changes)!

@@ -66,7 +66,7 @@ export function callService(deps: {
     emit('call.completed', done, {
       revision: done.revision,
       recording_path: done.recordingAvailable ? recordingPath(done.id) : null,
-      transcript_path: done.transcript.length > 0 ? transcriptPath(done.id) : null,
+      transcript_path: done.transcriptAvailable ? transcriptPath(done.id) : null,
     })
     return done
   }
@@ -154,11 +154,12 @@ export function callService(deps: {
           status: 'ended',
           ended: now,
           durationSeconds: report.durationSeconds,
-          transcript: report.transcript,
+          transcriptAvailable: report.transcript.length > 0,
           recordingAvailable: report.recorded && orgRow.recordingEnabled,
           callbackAt: report.callbackAt,
           note: report.note,
         })
+        if (report.transcript.length > 0) calls.saveTranscript(row.id, report.transcript)
         if (report.voicemailDelivered) emit('voicemail.left', base)
         if (report.optOut) deps.dnc.ensureListed({ orgId: row.orgId, livemode: row.livemode }, calls.lead(row.leadId)!.phone, 'ai')
         if (report.outcome === null && personHandled) {
@@ -197,7 +198,6 @@ export function callService(deps: {
           updated: now,
           handledBy: AI,
           owner,
-          transcript: [],
           startedBy,
           carrier: deps.carrier.name,
         })
@@ -317,6 +317,7 @@ export function callService(deps: {
       return audio
     },
 
+    transcript: (row: CallRow) => calls.transcript(row.id),
     runningTestCalls: (keyId: string) => calls.runningForKey(keyId),
     hasOpenCall: (leadId: string) => calls.openForLead(leadId),
   }

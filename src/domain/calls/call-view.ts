@@ -24,7 +24,7 @@ export function callView(row: CallRow, lead: CallLead | undefined) {
     tth_seconds: row.tthSeconds,
     callback_at: isoOrNull(row.callbackAt),
     recording_available: row.recordingAvailable,
-    transcript_available: row.transcript.length > 0,
+    transcript_available: row.transcriptAvailable,
     started_by: row.startedBy,
   }
 }

@@ -13,7 +13,7 @@ export interface WebhookTransport {
   send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>
 }
 
-export const RESPONSE_BODY_BYTES = 4000
+export const RESPONSE_BODY_BYTES = 4096
 
 /** Reads at most `limit` bytes of a body, then lets the connection go (a huge answer costs nothing). */
 async function readCapped(response: Response, limit: number): Promise<string> {
