@@ -131,6 +131,13 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   events.onRecorded((row) => webhooks.fanOut(row))
   deliveries.restore(stores.webhooks.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER))
 
+  scheduler.every({
+    name: 'webhook_retry',
+    // Each retry has its own timer; this sweep also sends anything due those timers missed.
+    pattern: '0 * * * * *',
+    run: () => deliveries!.restore(stores.webhooks.due(clock.now(), 10_000)),
+  })
+
   // Boot: calls cut by a stop are closed, the queues rebuilt, and dialing starts.
   calls.recover()
   leads.restore()

@@ -20,6 +20,8 @@ export const AUTO_PAUSE_MS = 24 * 60 * 60 * 1000
  */
 export class DeliveryWorker {
   private readonly lines = new Map<string, string[]>()
+  /** Deliveries in a line or being sent: the sweep (webhook_retry) may offer one twice. */
+  private readonly queued = new Set<string>()
   private readonly sending = new Set<string>()
   private readonly timers = new Map<string, () => void>()
   private inFlight = 0
@@ -72,6 +74,8 @@ export class DeliveryWorker {
   }
 
   private push(endpointId: string, deliveryId: string): void {
+    if (this.queued.has(deliveryId)) return
+    this.queued.add(deliveryId)
     let line = this.lines.get(endpointId)
     if (!line) {
       line = []
@@ -94,6 +98,7 @@ export class DeliveryWorker {
     void this.attempt(id)
       .catch((error) => logger.error('webhook_attempt_failed', { delivery_id: id, error: String(error) }))
       .finally(() => {
+        this.queued.delete(id)
         this.inFlight--
         this.sending.delete(endpointId)
         this.next(endpointId)
@@ -104,6 +109,7 @@ export class DeliveryWorker {
     const { store, clock } = this.deps
     const delivery = store.delivery(id)
     if (!delivery || (delivery.status !== 'pending' && delivery.status !== 'failed')) return
+    if (delivery.nextAttemptAt === null || delivery.nextAttemptAt > clock.now()) return
     const endpoint = store.endpoint(delivery.endpointId)
     if (!endpoint) return
     if (endpoint.status === 'paused') {

@@ -31,7 +31,16 @@ async function readCapped(response: Response, limit: number): Promise<string> {
   } finally {
     await reader.cancel().catch(() => {})
   }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit))
+  let bytes = Buffer.concat(chunks).subarray(0, limit)
+  // Cut at a character boundary, so the text kept is at most `limit` bytes too.
+  if (bytes.length === limit) {
+    let start = bytes.length - 1
+    while (start > 0 && (bytes[start]! & 0xc0) === 0x80) start--
+    const lead = bytes[start]!
+    const needed = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
+    if (bytes.length - start < needed) bytes = bytes.subarray(0, start)
+  }
+  return new TextDecoder().decode(bytes)
 }
 
 /** POST over HTTP(S): a 2xx within `timeoutMs` is success; redirects are not followed. */

@@ -92,9 +92,13 @@ export function webhookService(deps: {
   const forget = (orgId: string) => cache.delete(orgId)
   stores.onRollback(() => cache.clear())
 
+  /** An endpoint the key may see: its organization and mode, and for a key limited to some
+   * campaigns only endpoints whose campaigns are all within them (else 404). */
   function owned(principal: Principal, id: string): EndpointRow {
     const row = store.endpoint(id)
-    if (!row || row.orgId !== principal.orgId || row.livemode !== principal.livemode) throw notFound('No such webhook endpoint')
+    const scopes = principal.campaignIds
+    const inScope = scopes === null || (row?.campaignIds != null && row.campaignIds.every((c) => scopes.has(c)))
+    if (!row || row.orgId !== principal.orgId || row.livemode !== principal.livemode || !inScope) throw notFound('No such webhook endpoint')
     return row
   }
 
@@ -182,7 +186,9 @@ export function webhookService(deps: {
     },
 
     list(principal: Principal, limit: number, startingAfter?: string): EndpointRow[] {
-      return store.listEndpoints(principal.orgId, principal.livemode, limit, startingAfter)
+      const scopes = principal.campaignIds
+      const rows = store.listEndpoints(principal.orgId, principal.livemode, limit, startingAfter)
+      return scopes === null ? rows : rows.filter((r) => r.campaignIds !== null && r.campaignIds.every((c) => scopes.has(c)))
     },
 
     get: owned,
