@@ -108,7 +108,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       else pending.push(effect)
     },
     close() {
-      checkpointer?.terminate()
+      // The worker closes its connection itself (killing the thread could leave it open a while).
+      checkpointer?.postMessage('stop')
       // Folds the WAL back into the main file, so a stopped service leaves one file to copy.
       try {
         sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
