@@ -125,6 +125,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     transport: options.webhookTransport ?? httpTransport(),
     allowPrivate: config.webhookAllowPrivate,
     transaction: stores.transaction,
+    endpoint: (id) => webhooks.endpoint(id),
     endpointChanged: (endpoint) => webhooks.changed(endpoint),
   })
   // The outbox: each event's deliveries are written in the event's own transaction.
@@ -135,7 +136,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     name: 'webhook_retry',
     // Each retry has its own timer; this sweep also sends anything due those timers missed.
     pattern: '0 * * * * *',
-    run: () => deliveries!.restore(stores.webhooks.due(clock.now(), 10_000)),
+    run: () => deliveries!.restore(stores.webhooks.dueRetries(clock.now(), 10_000)),
   })
 
   // Boot: calls cut by a stop are closed, the queues rebuilt, and dialing starts.

@@ -55,6 +55,10 @@ export function webhookStore(db: Db, sqlite: Database) {
     due(now: number, limit: number): DeliveryRow[] {
       return deliveries.selectAll("status IN ('pending', 'failed') AND next_attempt_at <= ?", [now], `ORDER BY next_attempt_at, id LIMIT ${Math.floor(limit)}`)
     },
+    /** Failed deliveries whose retry time has passed (the retry sweep; pending ones are in the sender's lines). */
+    dueRetries(now: number, limit: number): DeliveryRow[] {
+      return deliveries.selectAll("status IN ('pending', 'failed') AND next_attempt_at <= ? AND attempts > 0", [now], `ORDER BY next_attempt_at, id LIMIT ${Math.floor(limit)}`)
+    },
     nextDueAt(): number | null {
       return sqlite.query<{ at: number | null }, []>("SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status IN ('pending', 'failed')").get()?.at ?? null
     },

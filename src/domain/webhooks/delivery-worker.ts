@@ -35,6 +35,8 @@ export class DeliveryWorker {
       transport: WebhookTransport
       allowPrivate: boolean
       transaction: <T>(work: () => T) => T
+      /** The endpoint as it is now (a cached read: one per try). */
+      endpoint: (id: string) => EndpointRow | undefined
       /** The endpoint's row changed here (success, failure, auto-pause). */
       endpointChanged: (endpoint: EndpointRow) => void
     },
@@ -110,7 +112,7 @@ export class DeliveryWorker {
     const delivery = store.delivery(id)
     if (!delivery || (delivery.status !== 'pending' && delivery.status !== 'failed')) return
     if (delivery.nextAttemptAt === null || delivery.nextAttemptAt > clock.now()) return
-    const endpoint = store.endpoint(delivery.endpointId)
+    const endpoint = this.deps.endpoint(delivery.endpointId)
     if (!endpoint) return
     if (endpoint.status === 'paused') {
       store.updateDelivery(id, { status: 'skipped_paused', nextAttemptAt: null })
@@ -163,8 +165,13 @@ export class DeliveryWorker {
     this.deps.transaction(() => {
       if (result.error === null) {
         store.updateDelivery(delivery.id, { ...common, status: 'sent', nextAttemptAt: null })
-        const updated = store.updateEndpoint(endpoint.id, { lastSuccessAt: now, failingSince: null, updated: now })
-        if (updated) this.deps.endpointChanged(updated)
+        // The endpoint row is written when its state changes, and last_success_at at most once a
+        // second: at thousands of deliveries a second these writes would cost more than the sends.
+        const stale = endpoint.lastSuccessAt === null || now - endpoint.lastSuccessAt >= 1000
+        if (endpoint.failingSince !== null || stale) {
+          const updated = store.updateEndpoint(endpoint.id, { lastSuccessAt: now, failingSince: null, updated: now })
+          if (updated) this.deps.endpointChanged(updated)
+        }
         return
       }
       const gaveUp = attempts >= MAX_TRIES
@@ -172,12 +179,14 @@ export class DeliveryWorker {
       const row = store.updateDelivery(delivery.id, { ...common, status: gaveUp ? 'gave_up' : 'failed', nextAttemptAt: next })
       const failingSince = endpoint.failingSince ?? now
       const pause = now - failingSince >= AUTO_PAUSE_MS
-      const updated = store.updateEndpoint(endpoint.id, {
-        failingSince,
-        ...(pause ? { status: 'paused' as const, pausedAt: now } : {}),
-        updated: now,
-      })
-      if (updated) this.deps.endpointChanged(updated)
+      if (endpoint.failingSince === null || pause) {
+        const updated = store.updateEndpoint(endpoint.id, {
+          failingSince,
+          ...(pause ? { status: 'paused' as const, pausedAt: now } : {}),
+          updated: now,
+        })
+        if (updated) this.deps.endpointChanged(updated)
+      }
       if (row && !gaveUp) this.enqueue(row)
     })
   }

@@ -79,18 +79,27 @@ export function webhookService(deps: {
 }) {
   const { stores, clock } = deps
   const store = stores.webhooks
-  // Events are frequent and endpoints change rarely: endpoints cached per organization.
+  // Events are frequent and endpoints change rarely: endpoints cached per organization, and by
+  // id for the sender, kept in step with every change made here or by the worker.
   const cache = new Map<string, EndpointRow[]>()
+  const byId = new Map<string, EndpointRow>()
   const endpointsOf = (orgId: string) => {
     let list = cache.get(orgId)
     if (!list) {
       list = store.endpointsOf(orgId)
       cache.set(orgId, list)
+      for (const row of list) byId.set(row.id, row)
     }
     return list
   }
-  const forget = (orgId: string) => cache.delete(orgId)
-  stores.onRollback(() => cache.clear())
+  const forget = (orgId: string) => {
+    for (const row of cache.get(orgId) ?? []) byId.delete(row.id)
+    cache.delete(orgId)
+  }
+  stores.onRollback(() => {
+    cache.clear()
+    byId.clear()
+  })
 
   /** An endpoint the key may see: its organization and mode, and for a key limited to some
    * campaigns only endpoints whose campaigns are all within them (else 404). */
@@ -130,8 +139,14 @@ export function webhookService(deps: {
     return [...new Set(ids)]
   }
 
+  /** A changed endpoint replaces its cached row (a delete or a new endpoint reloads the list). */
   function changed(row: EndpointRow): void {
-    forget(row.orgId)
+    const list = cache.get(row.orgId)
+    const at = list?.findIndex((r) => r.id === row.id) ?? -1
+    if (list && at >= 0) {
+      list[at] = row
+      byId.set(row.id, row)
+    } else forget(row.orgId)
   }
 
   function addDelivery(endpoint: EndpointRow, fields: { eventId: string | null; eventType: string; payload: string | null; resentFrom?: string | null }): DeliveryRow {
@@ -164,6 +179,15 @@ export function webhookService(deps: {
     },
 
     changed,
+
+    /** The endpoint as the sender needs it (cached). */
+    endpoint(id: string): EndpointRow | undefined {
+      const cached = byId.get(id)
+      if (cached) return cached
+      const row = store.endpoint(id)
+      if (row) endpointsOf(row.orgId)
+      return row
+    },
 
     async create(principal: Principal, input: EndpointInput): Promise<{ row: EndpointRow; secret: string }> {
       checkEvents(input.events)
@@ -214,7 +238,7 @@ export function webhookService(deps: {
     remove(principal: Principal, id: string): EndpointRow {
       const row = owned(principal, id)
       stores.transaction(() => store.deleteEndpoint(id))
-      changed(row)
+      forget(row.orgId)
       return row
     },
 
