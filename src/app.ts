@@ -5,6 +5,8 @@ import { campaignRoutes } from './api/campaigns/routes'
 import { dncRoutes } from './api/dnc/routes'
 import { docsRoutes } from './api/docs'
 import { eventRoutes } from './api/events/routes'
+import { exportDownloadRoutes, exportRoutes } from './api/exports/routes'
+import { usageRoutes } from './api/usage/routes'
 import { healthRoutes } from './api/health'
 import { webhookRoutes } from './api/webhooks/routes'
 import { leadRoutes } from './api/leads/routes'
@@ -21,7 +23,8 @@ export function createApp(s: Services) {
     .use(healthRoutes(s))
     .use(docsRoutes(s.config.publicUrl))
     .use(recordingRoutes(s))
-    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)))
+    .use(exportDownloadRoutes(s))
+    .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))
     .use(adminRoutes(s))
 }
 

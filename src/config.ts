@@ -18,6 +18,8 @@ export interface Config {
   readonly trustProxy: boolean
   readonly logRequests: boolean
   readonly apiVersion: string
+  /** How long a stop waits for requests in flight before closing their connections. */
+  readonly shutdownGraceMs: number
 }
 
 export class ConfigError extends Error {}
@@ -72,11 +74,14 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   // The api_version date stamped on every event.
   const apiVersion = pick('api-version', 'DIALER_API_VERSION') ?? '2026-11-01'
   if (!/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) throw new ConfigError('DIALER_API_VERSION must be a date, YYYY-MM-DD')
+  // 10 s: longer than any request takes (a POST /exports waits at most 5 s), shorter than
+  // systemd's 90 s stop timeout.
+  const shutdownGraceMs = integer(pick('shutdown-grace-seconds', 'DIALER_SHUTDOWN_GRACE_SECONDS') ?? '10', 'DIALER_SHUTDOWN_GRACE_SECONDS', 0, 3600) * 1000
 
   return Object.freeze({
     port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
     webhookAllowPrivate, synchronous: synchronousRaw, authFailuresPerMinute, trustProxy,
-    logRequests, apiVersion,
+    logRequests, apiVersion, shutdownGraceMs,
   })
 }
 

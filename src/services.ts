@@ -16,9 +16,13 @@ import { eventQueries, type EventQueries } from './domain/events/event-queries'
 import { DeliveryWorker } from './domain/webhooks/delivery-worker'
 import { httpTransport, type WebhookTransport } from './domain/webhooks/transport'
 import { webhookService, type WebhookService } from './domain/webhooks/webhook-service'
+import { RequestTally } from './domain/usage/request-tally'
+import { usageService, type UsageService } from './domain/usage/usage-service'
+import { exportService, type ExportService } from './domain/exports/export-service'
 import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
 import { IdempotencyGuard } from './http/idempotency'
+import { Metrics } from './http/metrics'
 import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
 import { FakeClock, systemClock, type Clock } from './jobs/clock'
 import { FakeScheduler, RealScheduler, type Scheduler } from './jobs/scheduler'
@@ -48,6 +52,10 @@ export interface Services {
   readonly eventQueries: EventQueries
   readonly webhooks: WebhookService
   readonly deliveries: DeliveryWorker
+  readonly tally: RequestTally
+  readonly usage: UsageService
+  readonly exports: ExportService
+  readonly metrics: Metrics
   readonly limits: {
     readonly requests: RequestRateLimiter
     readonly concurrency: ConcurrencyGate
@@ -139,8 +147,34 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     run: () => deliveries!.restore(stores.webhooks.dueRetries(clock.now(), 10_000)),
   })
 
+  const tally = new RequestTally()
+  const usage = usageService({ stores, clock, tally })
+  leads.useHooks({ spendCapReached: (campaign, livemode) => usage.capReached(campaign, livemode) })
+  usage.onCapChange((campaign, reached) => leads.spendCapChanged(campaign, reached))
+  campaigns.onStatusChanged(() => stores.afterCommit(() => usage.evaluateCaps()))
+  scheduler.every({
+    name: 'usage_count',
+    // Spec: usage is counted every 5 minutes.
+    pattern: '0 */5 * * * *',
+    run: () => {
+      usage.count()
+    },
+  })
+
+  const exports = exportService({ stores, clock, links, dataDir: config.dataDir })
+  exports.recover()
+  scheduler.every({
+    name: 'export_cleanup',
+    // Hourly: export files are removed once their 24-hour link has expired.
+    pattern: '0 0 * * * *',
+    run: () => {
+      exports.removeExpired()
+    },
+  })
+
   // Boot: calls cut by a stop are closed, the queues rebuilt, and dialing starts.
   calls.recover()
+  usage.evaluateCaps()
   leads.restore()
   dialer.pumpAll()
 
@@ -189,6 +223,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     eventQueries: eventQueries(stores.events),
     webhooks,
     deliveries,
+    tally,
+    usage,
+    exports,
+    metrics: new Metrics(),
     limits: {
       requests: new RequestRateLimiter(clock),
       concurrency: new ConcurrencyGate(),
@@ -197,6 +235,12 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     },
     idempotency,
     close() {
+      // Requests counted in memory since the last count are written before the database closes.
+      try {
+        usage.count()
+      } catch (error) {
+        logger.warn('usage_count_on_close_failed', { error: String(error) })
+      }
       deliveries!.stop()
       scheduler.stop()
       database.close()

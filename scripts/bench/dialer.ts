@@ -372,11 +372,12 @@ function insertCalls(dbPath: string, campaigns: ListCampaign[], count: number): 
   )
   const insertCall = db.prepare(
     `INSERT INTO calls (id, org_id, campaign_id, lead_id, livemode, key_id, direction, status, outcome, outcome_label, note, duration_seconds,
-       started, answered, ended, updated, answered_by, handled_by, owner, tth_seconds, callback_at, intent, recording_available, transcript,
+       started, answered, ended, updated, answered_by, handled_by, owner, tth_seconds, callback_at, intent, recording_available, transcript_available,
        started_by, revision, outcome_due_at, carrier)
-     VALUES (?1, ?2, ?3, ?4, 1, NULL, 'outbound', 'ended', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13, ?14, ?15, ?16, NULL, ?17, ?18,
+     VALUES (?1, ?2, ?3, ?4, 1, NULL, 'outbound', 'ended', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13, ?14, ?15, ?16, NULL, ?17, ?17,
        '{"type":"dialer","api_key_id":null}', 1, NULL, 'simulator')`,
   )
+  const insertTranscript = db.prepare('INSERT INTO call_transcripts (call_id, lines) VALUES (?1, ?2)')
   const AI = JSON.stringify({ id: null, name: 'AI assistant', role: 'ai' })
   // Calls 2 s apart, ending an hour ago (about 23 days for 1,000,000).
   const spacing = 2000
@@ -414,13 +415,14 @@ function insertCalls(dbPath: string, campaigns: ListCampaign[], count: number): 
             { speaker: 'ai', name: 'AI assistant', text: 'Hi, this is the assistant calling about your request. Is now a good time?', at: started + 6000 },
             { speaker: 'lead', name: `Lead ${j}`, text: NOTES[outcome] ?? 'Okay.', at: started + 10_000 },
           ])
-        : '[]'
+        : null
       const id = Bun.randomUUIDv7('hex', started)
       insertCall.run(
         id, c.orgId, c.campaignId, leadIds[j]!, outcome, outcomeLabel({}, outcome), NOTES[outcome] ?? null, answeredBy ? seconds : 0,
         started, answered, ended, answeredBy, handledBy, JSON.stringify(c.sdr), outcome === 'interested' ? 10 : null,
-        outcome === 'callback' ? ended + 86_400_000 : null, answeredBy ? 1 : 0, transcript,
+        outcome === 'callback' ? ended + 86_400_000 : null, answeredBy ? 1 : 0,
       )
+      if (transcript) insertTranscript.run(id, transcript)
       // About 1,000 ids between 45% and 55% of each organization's calls (oldest first).
       const k = perOrg.get(c.orgId) ?? 0
       perOrg.set(c.orgId, k + 1)
@@ -437,6 +439,7 @@ function insertCalls(dbPath: string, campaigns: ListCampaign[], count: number): 
   })()
   insertLead.finalize()
   insertCall.finalize()
+  insertTranscript.finalize()
   db.run('ANALYZE')
   bulkClose(db)
   return { ms: performance.now() - start, middle }

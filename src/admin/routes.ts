@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { ApiError, invalid, notFound } from '../errors'
 import { iso } from '../jobs/clock'
 import { listReply } from '../http/paging'
-import { ADMIN_PREFIX } from '../http/pipeline'
+import { ADMIN_PREFIX, markRoute } from '../http/pipeline'
 import type { Services } from '../services'
 import {
   adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, PatchCampaignBody, PatchKeyBody,
@@ -19,6 +19,7 @@ const detail = (summary: string) => ({ tags: ['Admin'], summary, hide: true })
  */
 export const adminRoutes = (s: Services) =>
   new Elysia({ prefix: ADMIN_PREFIX })
+    .onTransform(markRoute)
     // ---- organizations ----
     .post('/orgs', ({ body, set }) => {
       set.status = 201
@@ -67,6 +68,8 @@ export const adminRoutes = (s: Services) =>
     })
     .patch('/campaigns/:id', ({ params, body }) => {
       const campaign = s.campaigns.update(params.id, body)
+      // A spend cap raised or removed releases held leads at once.
+      if (body.spend_cap_usd !== undefined) s.usage.evaluateCaps()
       // More lines, or a campaign started here, may take leads now.
       s.dialer.pump(campaign.id, true)
       s.dialer.pump(campaign.id, false)

@@ -42,8 +42,13 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
     if (stopping) return
     stopping = true
     logger.info('stopping', { signal })
-    // Stop taking new connections; requests already in flight finish first.
-    await server.stop(false)
+    // Stop taking new connections; requests already in flight finish first (within the grace).
+    const drained = await Promise.race([server.stop(false).then(() => true), Bun.sleep(config.shutdownGraceMs).then(() => false)])
+    if (!drained) {
+      logger.warn('shutdown_grace_over', { grace_ms: config.shutdownGraceMs })
+      await server.stop(true)
+    }
+    // Then the background work stops, counted usage is written and the database closed.
     services.close()
     logger.info('stopped', {})
     process.exit(0)

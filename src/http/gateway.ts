@@ -95,6 +95,7 @@ function admitExternal(s: Services, request: Request, state: RequestState): void
       retryAfter: rate.retryAfter,
     })
   }
+  s.tally.count(principal.orgId, principal.livemode, principal.keyId, s.clock.now())
 }
 
 function admitAdmin(s: Services, request: Request, state: RequestState): void {
@@ -124,7 +125,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
     let response: Response
     try {
       if (pathname.startsWith(EXTERNAL_PREFIX) && pathname !== OPENAPI_PATH) admitExternal(s, request, state)
-      else if (pathname.startsWith(ADMIN_PREFIX)) admitAdmin(s, request, state)
+      else if (pathname.startsWith(ADMIN_PREFIX) || pathname === '/metrics') admitAdmin(s, request, state)
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
@@ -138,6 +139,9 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
         state.slotHeldBy = null
       }
     }
+    const elapsed = performance.now() - state.startedAt
+    // Metrics by route pattern (ids would make a series per object); requests answered before routing (401, 429, 404) count as one.
+    s.metrics.observe(request.method, state.route ?? '(unrouted)', response.status, elapsed / 1000)
     if (s.config.logRequests) {
       logger.request({
         request_id: state.id,
@@ -145,7 +149,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
         route: state.route ?? pathname,
         status: response.status,
         key_id: state.principal?.keyId ?? null,
-        duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        duration_ms: Math.round(elapsed * 100) / 100,
       })
     }
     return response

@@ -30,14 +30,19 @@ async function readCappedBody(request: Request): Promise<Uint8Array> {
 
 /**
  * The `permission` route option. Before the body is validated, the key must hold the
- * permission (403 otherwise); the handler gets the typed `principal`. Routes that need a
- * write permission also honour Idempotency-Key on POST and PATCH: a stored reply is replayed,
- * a new one stored once the handler answers (errors are stored by the error handler).
+ * permission (403 otherwise); the handler gets the typed `principal`. POST and PATCH routes
+ * also honour Idempotency-Key (spec: every write endpoint): a stored reply is replayed, a new
+ * one stored once the handler answers (errors are stored by the error handler).
  */
+/** Routes outside apiContext (admin, health, signed links) name their pattern for the log and metrics. */
+export const markRoute = ({ request, route }: { request: Request; route: string }): void => {
+  const state = stateOf(request)
+  if (state) state.route = route
+}
+
 export function apiContext(s: Services) {
   return new Elysia().macro({
     permission(permission: Permission) {
-      const idempotent = permission.endsWith(':write')
       return {
         transform({ request }) {
           const principal = stateOf(request)?.principal
@@ -49,7 +54,7 @@ export function apiContext(s: Services) {
           return { principal: state.principal as Principal }
         },
         beforeHandle({ request, body, set }) {
-          if (!idempotent || (request.method !== 'POST' && request.method !== 'PATCH')) return
+          if (request.method !== 'POST' && request.method !== 'PATCH') return
           const state = stateOf(request)
           const key = readIdempotencyKey(request.headers.get('idempotency-key'))
           if (!state?.principal || key === null) return

@@ -31,6 +31,7 @@ describe('loadConfig: defaults', () => {
       trustProxy: false,
       logRequests: true,
       apiVersion: '2026-11-01',
+      shutdownGraceMs: 10_000,
     })
   })
 
@@ -60,6 +61,7 @@ describe('loadConfig: environment and flags', () => {
       DIALER_TRUST_PROXY: 'yes',
       DIALER_LOG_REQUESTS: 'off',
       DIALER_API_VERSION: '2027-01-01',
+      DIALER_SHUTDOWN_GRACE_SECONDS: '30',
     })
     expect(config).toMatchObject({
       port: 9090,
@@ -77,6 +79,7 @@ describe('loadConfig: environment and flags', () => {
       trustProxy: true,
       logRequests: false,
       apiVersion: '2027-01-01',
+      shutdownGraceMs: 30_000,
     })
   })
 
@@ -137,6 +140,8 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
     [{ DIALER_TRUST_PROXY: 'sometimes' }, 'DIALER_TRUST_PROXY'],
     [{ DIALER_LOG_REQUESTS: 'loud' }, 'DIALER_LOG_REQUESTS'],
     [{ DIALER_API_VERSION: 'v1' }, 'DIALER_API_VERSION'],
+    [{ DIALER_SHUTDOWN_GRACE_SECONDS: '-1' }, 'DIALER_SHUTDOWN_GRACE_SECONDS'],
+    [{ DIALER_SHUTDOWN_GRACE_SECONDS: 'soon' }, 'DIALER_SHUTDOWN_GRACE_SECONDS'],
   ])('%o', (env, name) => {
     expect(configError(() => loadConfig(env)).message).toContain(name)
   })

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { requireCampaignScope } from '../../domain/access/permissions'
 import { parseTimeBound, uuidQuery } from '../../http/paging'
-import { apiContext } from '../../http/pipeline'
+import { apiContext, markRoute } from '../../http/pipeline'
 import { listReply } from '../../http/paging'
 import type { Services } from '../../services'
 import { ListMetaSchema as ListMeta } from '../../http/paging'
@@ -125,7 +125,7 @@ export const callRoutes = (s: Services) =>
 
 /** The signed recording links (no API key: the signature is the permission). */
 export const recordingRoutes = (s: Services) =>
-  new Elysia().get(
+  new Elysia().onTransform(markRoute).get(
     '/recordings/:id',
     ({ params, query }) =>
       new Response(s.calls.recordingAudio(params.id, query.expires, query.signature), {

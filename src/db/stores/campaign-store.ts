@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { campaigns, retiredNumbers } from '../schema'
 
@@ -44,6 +44,9 @@ export function campaignStore(db: Db, onRollback: (listener: () => void) => void
           startingAfter ? lt(campaigns.id, startingAfter) : undefined,
         ))
         .orderBy(desc(campaigns.id)).limit(limit).all()
+    },
+    withSpendCap(): CampaignRow[] {
+      return db.select().from(campaigns).where(isNotNull(campaigns.spendCapUsd)).all()
     },
     idsOfOrg(orgId: string, ids: readonly string[]): string[] {
       if (ids.length === 0) return []

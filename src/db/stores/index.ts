@@ -8,6 +8,8 @@ import { keyStore } from './key-store'
 import { leadStore } from './lead-store'
 import { orgStore } from './org-store'
 import { settingsStore } from './settings-store'
+import { exportStore } from './export-store'
+import { usageStore } from './usage-store'
 import { webhookStore } from './webhook-store'
 
 /** Every data-access module over one open database, plus its unit-of-work helper. */
@@ -27,6 +29,8 @@ export function createStores(database: DatabaseHandle) {
     events: eventStore(db, database.sqlite),
     calls: callStore(db, database.sqlite),
     webhooks: webhookStore(db, database.sqlite),
+    usage: usageStore(db, database.sqlite),
+    exports: exportStore(db, database.sqlite),
   }
 }
 

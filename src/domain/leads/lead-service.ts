@@ -838,6 +838,27 @@ export function leadService(deps: {
     emitLead: emit,
 
     /**
+     * A live campaign reached its monthly spend cap: its waiting leads are held
+     * (spend_cap_reached); when the cap is raised or the month turns they are placed again,
+     * keeping a scheduled lead's time.
+     */
+    spendCapChanged(campaign: CampaignRow, reached: boolean): void {
+      stores.transaction(() => {
+        if (reached) {
+          for (const lead of leads.inStatuses(campaign.id, true, ['queued', 'scheduled'])) {
+            save(lead, { status: 'held', queueKey: null, heldReason: 'spend_cap_reached' })
+          }
+          return
+        }
+        for (const lead of leads.inStatuses(campaign.id, true, ['held'])) {
+          if (lead.heldReason !== 'spend_cap_reached') continue
+          const notBefore = lead.dueAt !== null && lead.dueReason ? { at: lead.dueAt, reason: lead.dueReason as ScheduledReason } : null
+          save(lead, placementChanges(placementFor(lead, campaign, notBefore), lead))
+        }
+      })
+    },
+
+    /**
      * The late sweep: call_now leads still in line after the campaign's late minutes get
      * `late: true` and one lead.late event; they are still called. Call_now leads are at the
      * head of each queue, oldest first, so only the head is read.

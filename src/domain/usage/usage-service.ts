@@ -1,0 +1,258 @@
+import type { CampaignRow } from '../../db/stores/campaign-store'
+import type { RollupDelta, RollupSums } from '../../db/stores/usage-store'
+import type { Stores } from '../../db/stores'
+import { invalid } from '../../errors'
+import { iso, type Clock } from '../../jobs/clock'
+import type { Principal } from '../access/permissions'
+import { localDateOf } from '../calling-hours/calling-window'
+import type { RequestTally } from './request-tally'
+
+export type GroupBy = 'key' | 'campaign' | 'day'
+
+export interface UsageCounts {
+  requests: number
+  leads_added: number
+  calls: number
+  calls_connected: number
+  minutes: number
+  cost_usd: number
+}
+
+const WATERMARK_LEADS = 'usage_leads_rowid'
+const WATERMARK_CALLS = 'usage_calls_ended'
+const COUNTED_AT = 'usage_counted_at'
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+type Delta = Omit<RollupDelta, 'day'> & { at: number }
+type Counts = Pick<RollupDelta, 'requests' | 'leadsAdded' | 'calls' | 'callsConnected' | 'minutes'>
+
+function addCounts(sum: Counts, delta: Counts): void {
+  sum.requests = (sum.requests ?? 0) + (delta.requests ?? 0)
+  sum.leadsAdded = (sum.leadsAdded ?? 0) + (delta.leadsAdded ?? 0)
+  sum.calls = (sum.calls ?? 0) + (delta.calls ?? 0)
+  sum.callsConnected = (sum.callsConnected ?? 0) + (delta.callsConnected ?? 0)
+  sum.minutes = (sum.minutes ?? 0) + (delta.minutes ?? 0)
+}
+
+/**
+ * One count's additions, summed per organization, mode, local day and dimension before they
+ * are written, so a count that covers a month of calls writes one row per campaign a day.
+ */
+class RollupBatch {
+  private readonly sums = new Map<string, Delta>()
+
+  add(delta: Delta): void {
+    // Grouped by quarter hour here; the day is found once per (organization, quarter hour) in write().
+    const name = `${delta.orgId}|${delta.livemode ? 1 : 0}|${delta.at}|${delta.dimension}|${delta.dimensionId}`
+    const sum = this.sums.get(name)
+    if (!sum) {
+      this.sums.set(name, { ...delta })
+      return
+    }
+    addCounts(sum, delta)
+  }
+
+  write(zoneOf: (orgId: string) => string, put: (delta: RollupDelta) => void): void {
+    const zones = new Map<string, string>()
+    const days = new Map<string, string>()
+    const byDay = new Map<string, RollupDelta>()
+    for (const { at, ...delta } of this.sums.values()) {
+      let zone = zones.get(delta.orgId)
+      if (zone === undefined) zones.set(delta.orgId, (zone = zoneOf(delta.orgId)))
+      const dayName = `${zone}|${at}`
+      let day = days.get(dayName)
+      if (day === undefined) {
+        const d = localDateOf(zone, at)
+        days.set(dayName, (day = `${d.y}-${pad(d.m)}-${pad(d.d)}`))
+      }
+      const name = `${delta.orgId}|${delta.livemode ? 1 : 0}|${day}|${delta.dimension}|${delta.dimensionId}`
+      const sum = byDay.get(name)
+      if (!sum) {
+        byDay.set(name, { ...delta, day })
+        continue
+      }
+      addCounts(sum, delta)
+    }
+    for (const delta of byDay.values()) put(delta)
+  }
+}
+
+const zero = (): Omit<UsageCounts, 'cost_usd'> => ({ requests: 0, leads_added: 0, calls: 0, calls_connected: 0, minutes: 0 })
+
+/**
+ * Usage: counted every 5 minutes into daily rollups (usage_daily) in each organization's zone,
+ * read by GET /usage. Minutes are billed per call (rounded up) and cost is minutes at the
+ * organization's rate, so a month's total is the sum of its calls' billed minutes times the rate.
+ */
+export function usageService(deps: { stores: Stores; clock: Clock; tally: RequestTally }) {
+  const { stores, clock } = deps
+  const usage = stores.usage
+  const capped = new Set<string>()
+  const capListeners: ((campaign: CampaignRow, reached: boolean) => void)[] = []
+
+  /** The month [first, last] day strings of `period` in the zone; throws 400 for a bad period. */
+  function monthOf(period: string, zone: string): { period: string; from: string; to: string } {
+    let year: number
+    let month: number
+    if (period === 'current') {
+      const today = localDateOf(zone, clock.now())
+      year = today.y
+      month = today.m
+    } else {
+      const match = /^(\d{4})-(\d{2})$/.exec(period)
+      if (!match || Number(match[2]) < 1 || Number(match[2]) > 12) {
+        throw invalid('period must be "current" or a month, YYYY-MM.', 'period')
+      }
+      year = Number(match[1])
+      month = Number(match[2])
+    }
+    const p = `${year}-${pad(month)}`
+    return { period: p, from: `${p}-01`, to: `${p}-31` }
+  }
+
+  function withCost(counts: Omit<UsageCounts, 'cost_usd'>, rate: number, billed: boolean): UsageCounts {
+    // A test key's usage is never billed.
+    return { ...counts, cost_usd: billed ? Math.round(counts.minutes * rate * 1e6) / 1e6 : 0 }
+  }
+
+  function addInto(target: Omit<UsageCounts, 'cost_usd'>, row: RollupSums, part: 'requests' | 'activity'): void {
+    if (part === 'requests') target.requests += row.requests
+    else {
+      target.leads_added += row.leads_added
+      target.calls += row.calls
+      target.calls_connected += row.calls_connected
+      target.minutes += row.minutes
+    }
+  }
+
+  /** Spend caps: a campaign whose month (its organization's zone) costs its cap or more is capped. */
+  function evaluateCaps(): void {
+    for (const campaign of stores.campaigns.withSpendCap()) {
+      const org = stores.orgs.get(campaign.orgId)
+      if (!org) continue
+      const month = monthOf('current', org.timezone)
+      const cost = usage.campaignMinutes(org.id, campaign.id, month.from, month.to) * org.rateUsdPerMinute
+      const reached = campaign.spendCapUsd !== null && cost >= campaign.spendCapUsd
+      if (reached === capped.has(campaign.id)) continue
+      if (reached) capped.add(campaign.id)
+      else capped.delete(campaign.id)
+      for (const listener of capListeners) listener(campaign, reached)
+    }
+    // A cap removed altogether releases its campaign too.
+    for (const id of [...capped]) {
+      const campaign = stores.campaigns.get(id)
+      if (!campaign || campaign.spendCapUsd === null) {
+        capped.delete(id)
+        if (campaign) for (const listener of capListeners) listener(campaign, false)
+      }
+    }
+  }
+
+  return {
+    /** The usage_count job: new requests, leads and ended calls into the rollups, then the caps. */
+    count(): { requests: number; leads: number; calls: number } {
+      const now = clock.now()
+      const requests = deps.tally.drain()
+      const rollup = new RollupBatch()
+      let leads = 0
+      let calls = 0
+      try {
+        stores.transaction(() => {
+          for (const r of requests) {
+            rollup.add({ orgId: r.orgId, livemode: r.livemode, at: r.quarter, dimension: 'key', dimensionId: r.keyId, requests: r.n })
+          }
+          const after = Number(stores.settings.get(WATERMARK_LEADS) ?? 0)
+          const upTo = usage.lastLeadRowid()
+          for (const group of usage.leadsAdded(after, upTo)) {
+            const base = { orgId: group.org_id, livemode: group.livemode === 1, at: group.quarter, leadsAdded: group.n }
+            rollup.add({ ...base, dimension: 'campaign', dimensionId: group.campaign_id })
+            if (group.added_by_key_id) rollup.add({ ...base, dimension: 'key', dimensionId: group.added_by_key_id })
+            leads += group.n
+          }
+          const since = Number(stores.settings.get(WATERMARK_CALLS) ?? 0)
+          for (const group of usage.callsEnded(since, now)) {
+            rollup.add({
+              orgId: group.org_id, livemode: group.livemode === 1, at: group.quarter, dimension: 'campaign', dimensionId: group.campaign_id,
+              calls: group.calls, callsConnected: group.connected, minutes: group.minutes,
+            })
+            calls += group.calls
+          }
+          rollup.write((orgId) => stores.orgs.get(orgId)?.timezone ?? 'UTC', (delta) => usage.add(delta))
+          stores.settings.set(WATERMARK_LEADS, String(Math.max(after, upTo)))
+          stores.settings.set(WATERMARK_CALLS, String(now))
+          stores.settings.set(COUNTED_AT, String(now))
+        })
+      } catch (error) {
+        deps.tally.restore(requests)
+        throw error
+      }
+      evaluateCaps()
+      return { requests: requests.reduce((n, r) => n + r.n, 0), leads, calls }
+    },
+
+    /** GET /usage. */
+    read(principal: Principal, period: string, groupBy: GroupBy | undefined) {
+      const org = stores.orgs.get(principal.orgId)!
+      const month = monthOf(period, org.timezone)
+      const rows = usage.rows(org.id, principal.livemode, month.from, month.to)
+      const scoped = principal.campaignIds
+      const billed = principal.livemode
+      const totals = zero()
+      const groups = new Map<string, Omit<UsageCounts, 'cost_usd'>>()
+      const groupFor = (name: string) => {
+        let g = groups.get(name)
+        if (!g) {
+          g = zero()
+          groups.set(name, g)
+        }
+        return g
+      }
+      for (const row of rows) {
+        // A key limited to some campaigns sees their activity and its own requests.
+        if (row.dimension === 'campaign' && scoped && !scoped.has(row.dimension_id)) continue
+        if (row.dimension === 'key' && scoped && row.dimension_id !== principal.keyId) continue
+        const part = row.dimension === 'key' ? 'requests' : 'activity'
+        addInto(totals, row, part)
+        if (groupBy === 'day') addInto(groupFor(row.day), row, part)
+        else if (groupBy === 'campaign' && row.dimension === 'campaign') addInto(groupFor(row.dimension_id), row, part)
+        else if (groupBy === 'key' && row.dimension === 'key') {
+          const g = groupFor(row.dimension_id)
+          g.requests += row.requests
+          g.leads_added += row.leads_added
+        }
+      }
+      const rate = org.rateUsdPerMinute
+      const counted = stores.settings.get(COUNTED_AT)
+      const groupList = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, counts]) => {
+        const withMoney = withCost(counts, rate, billed)
+        if (groupBy === 'day') return { day: name, ...withMoney }
+        if (groupBy === 'campaign') return { campaign_id: name, campaign_name: stores.campaigns.get(name)?.name ?? null, ...withMoney }
+        return { key_id: name, key_name: stores.keys.get(name)?.name ?? null, ...withMoney }
+      })
+      return {
+        object: 'usage' as const,
+        period: month.period,
+        timezone: org.timezone,
+        livemode: principal.livemode,
+        totals: withCost(totals, rate, billed),
+        group_by: groupBy ?? null,
+        groups: groupBy ? groupList : [],
+        updated: counted ? iso(Number(counted)) : null,
+      }
+    },
+
+    /** Whether new and waiting leads of the campaign are held for its spend cap (live only). */
+    capReached(campaign: CampaignRow, livemode: boolean): boolean {
+      return livemode && capped.has(campaign.id)
+    },
+
+    onCapChange(listener: (campaign: CampaignRow, reached: boolean) => void): void {
+      capListeners.push(listener)
+    },
+
+    evaluateCaps,
+  }
+}
+
+export type UsageService = ReturnType<typeof usageService>
