@@ -31,4 +31,5 @@ CREATE TABLE `usage_daily` (
 	FOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE INDEX `calls_ended` ON `calls` (`ended`) WHERE status = 'ended';
+ALTER TABLE `calls` ADD `usage_counted` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE INDEX `calls_uncounted` ON `calls` (`id`) WHERE status = 'ended' AND usage_counted = 0;

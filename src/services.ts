@@ -156,8 +156,8 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     name: 'usage_count',
     // Spec: usage is counted every 5 minutes.
     pattern: '0 */5 * * * *',
-    run: () => {
-      usage.count()
+    run: async () => {
+      await usage.count()
     },
   })
 
@@ -237,7 +237,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     close() {
       // Requests counted in memory since the last count are written before the database closes.
       try {
-        usage.count()
+        usage.countNow()
       } catch (error) {
         logger.warn('usage_count_on_close_failed', { error: String(error) })
       }

@@ -47,6 +47,7 @@ import { loadConfig } from '../../src/config'
 import { outcomeLabel, type Outcome } from '../../src/domain/outcomes'
 import { createServices, type Services } from '../../src/services'
 import {
+  bulkClose, bulkOpen, dropIndexes, percentile,
   ADMIN_TOKEN, adminClient, basicAuth, type Child, lua, memoryOf, requireWrk, runWrk, startService, stop, wrkCommon,
 } from './lib'
 
@@ -113,37 +114,7 @@ function phone(i: number): string {
 
 // ---- small helpers ----
 
-function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
-}
 const sortedCopy = (list: ArrayLike<number>) => Float64Array.from(list).sort()
-
-/** Drops a table's indexes; returns a function that builds them again (a sort, faster than growing b-trees row by row). */
-function dropIndexes(db: Database, table: string): () => void {
-  const indexes = db.query<{ name: string; sql: string }, [string]>(
-    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-  ).all(table)
-  for (const index of indexes) db.run(`DROP INDEX "${index.name}"`)
-  return () => {
-    for (const index of indexes) db.run(index.sql)
-  }
-}
-
-function bulkOpen(path: string): Database {
-  const db = new Database(path)
-  // The closed services' checkpointer thread may still hold its connection for a moment.
-  db.run('PRAGMA busy_timeout = 10000')
-  db.run('PRAGMA journal_mode = MEMORY')
-  db.run('PRAGMA synchronous = OFF')
-  db.run('PRAGMA cache_size = -262144')
-  return db
-}
-
-function bulkClose(db: Database): void {
-  db.run('PRAGMA journal_mode = WAL')
-  db.close()
-}
 
 // ---- part 1: dialing ----
 

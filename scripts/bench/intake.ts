@@ -41,7 +41,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import {
-  adminClient, basicAuth, type Child, lua, medianBy, memoryOf, requireWrk, runWrk, startBare, startService, stop, wrkCommon,
+  adminClient, basicAuth, bulkClose, bulkOpen, dropIndexes, type Child, lua, medianBy, memoryOf, requireWrk, runWrk, startBare, startService, stop, wrkCommon,
 } from './lib'
 
 const { values } = parseArgs({
@@ -243,13 +243,7 @@ function measure(name: string, url: string, script: string, duration: number, le
  */
 function insertQueued(dbPath: string, orgId: string, campaignId: string, count: number): { ms: number; middle: string[] } {
   const start = performance.now()
-  const db = new Database(dbPath)
-  db.run('PRAGMA journal_mode = MEMORY')
-  db.run('PRAGMA synchronous = OFF')
-  db.run('PRAGMA cache_size = -262144')
-  const indexes = db.query<{ name: string; sql: string }, []>(
-    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'leads' AND sql IS NOT NULL",
-  ).all()
+  const db = bulkOpen(dbPath)
   const insert = db.prepare(
     `INSERT INTO leads (id, org_id, campaign_id, livemode, phone, fields, lead_source, status, call_now, queue_key, queued_at, late, attempts, last_posted_at, created, updated)
      VALUES (?1, ?2, ?3, 1, ?4, '{}', 'import', 'queued', 0, ?5, ?6, 0, 0, ?6, ?6, ?6)`,
@@ -261,18 +255,17 @@ function insertQueued(dbPath: string, orgId: string, campaignId: string, count: 
   const to = Math.floor(count * 0.55)
   const step = Math.max(1, Math.floor((to - from) / 1000))
   db.transaction(() => {
-    for (const index of indexes) db.run(`DROP INDEX "${index.name}"`)
+    const rebuild = dropIndexes(db, 'leads')
     for (let i = 0; i < count; i++) {
       const at = first + i
       const id = Bun.randomUUIDv7('hex', at)
       insert.run(id, orgId, campaignId, importedPhone(i), 2 * 2 ** 44 + at, at)
       if (i >= from && i < to && (i - from) % step === 0) middle.push(id)
     }
-    for (const index of indexes) db.run(index.sql)
+    rebuild()
   })()
   insert.finalize()
-  db.run('PRAGMA journal_mode = WAL')
-  db.close()
+  bulkClose(db)
   return { ms: performance.now() - start, middle }
 }
 

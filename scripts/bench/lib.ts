@@ -3,6 +3,7 @@
  * child processes, the admin API, wrk with a generated Lua script, and /proc memory figures.
  * Same approach as scripts/bench/http.ts.
  */
+import { Database } from 'bun:sqlite'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -170,4 +171,38 @@ export function memoryOf(pid: number): { rss: number; hwm: number } | null {
 /** The median of a list of rounds by one figure. */
 export function medianBy<T>(list: T[], by: (item: T) => number): T {
   return [...list].sort((a, b) => by(a) - by(b))[Math.floor(list.length / 2)]!
+}
+
+/** The value at fraction `p` (0..1) of an ascending list. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
+}
+
+/** Drops a table's indexes; returns a function that builds them again (a sort, faster than growing b-trees row by row). */
+export function dropIndexes(db: Database, table: string): () => void {
+  const indexes = db.query<{ name: string; sql: string }, [string]>(
+    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+  ).all(table)
+  for (const index of indexes) db.run(`DROP INDEX "${index.name}"`)
+  return () => {
+    for (const index of indexes) db.run(index.sql)
+  }
+}
+
+/** The service's database file opened for bulk seeding: journal in memory, no syncs. */
+export function bulkOpen(path: string): Database {
+  const db = new Database(path)
+  // A closed service's checkpointer thread may still hold its connection for a moment.
+  db.run('PRAGMA busy_timeout = 10000')
+  db.run('PRAGMA journal_mode = MEMORY')
+  db.run('PRAGMA synchronous = OFF')
+  db.run('PRAGMA cache_size = -262144')
+  return db
+}
+
+/** Back to WAL, as the service expects the file. */
+export function bulkClose(db: Database): void {
+  db.run('PRAGMA journal_mode = WAL')
+  db.close()
 }

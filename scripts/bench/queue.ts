@@ -12,6 +12,7 @@
  */
 import { parseArgs } from 'node:util'
 import { queueKey, RankedQueue } from '../../src/domain/queue/ranked-queue'
+import { percentile } from './lib'
 
 const { values } = parseArgs({
   options: {
@@ -34,10 +35,6 @@ function memory(label: string): void {
   Bun.gc(true)
   const { heapUsed, rss } = process.memoryUsage()
   console.log(`${label.padEnd(34)} heapUsed ${mb(heapUsed).padStart(9)}   rss ${mb(rss).padStart(9)}`)
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 }
 
 /** rankOf timed one call at a time (Bun.nanoseconds costs a few tens of ns, included). */

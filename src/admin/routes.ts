@@ -109,9 +109,10 @@ export const adminRoutes = (s: Services) =>
     // ---- periodic jobs ----
     .get('/jobs', () => ({ data: s.scheduler.jobNames().map((name) => ({ name })) }), { detail: detail('List periodic jobs') })
     .post('/jobs/:name/run', async ({ params }) => {
+      const started = performance.now()
       const ran = await s.scheduler.runNow(params.name)
       if (!ran) throw notFound(`No job named "${params.name}". Jobs: ${s.scheduler.jobNames().join(', ')}.`)
-      return { data: { name: params.name, ran_at: iso(s.clock.now()) } }
+      return { data: { name: params.name, ran_at: iso(s.clock.now()), duration_ms: Math.round((performance.now() - started) * 100) / 100 } }
     }, { params: t.Object({ name: t.String({ maxLength: 100 }) }), detail: detail('Run a periodic job now') })
 
     // ---- fake clock (DIALER_FAKE_CLOCK=1 only) ----

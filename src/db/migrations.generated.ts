@@ -129,15 +129,16 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
   },
   {
     "tag": "0008_usage_and_exports",
-    "folderMillis": 1795357665266,
-    "hash": "1bd4b4a4ddde680955e57d925b7d82e910042e04b45d3755676acc84c7b5238e",
+    "folderMillis": 1795358374728,
+    "hash": "0b71177cd259bd9a68f9812820d608e77e00c9d91163e3a827e4080145509d7e",
     "bps": true,
     "sql": [
       "CREATE TABLE `exports` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`key_id` text NOT NULL,\n\t`export_type` text NOT NULL,\n\t`filters` text NOT NULL,\n\t`status` text NOT NULL,\n\t`row_count` integer DEFAULT 0 NOT NULL,\n\t`file_path` text,\n\t`error` text,\n\t`created` integer NOT NULL,\n\t`expires_at` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `exports_org` ON `exports` (`org_id`,`livemode`,`id`);",
       "\nCREATE INDEX `exports_expiry` ON `exports` (`status`,`expires_at`);",
       "\nCREATE TABLE `usage_daily` (\n\t`org_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`day` text NOT NULL,\n\t`dimension` text NOT NULL,\n\t`dimension_id` text NOT NULL,\n\t`requests` integer DEFAULT 0 NOT NULL,\n\t`leads_added` integer DEFAULT 0 NOT NULL,\n\t`calls` integer DEFAULT 0 NOT NULL,\n\t`calls_connected` integer DEFAULT 0 NOT NULL,\n\t`minutes` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`org_id`, `livemode`, `day`, `dimension`, `dimension_id`),\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
-      "\nCREATE INDEX `calls_ended` ON `calls` (`ended`) WHERE status = 'ended';"
+      "\nALTER TABLE `calls` ADD `usage_counted` integer DEFAULT false NOT NULL;",
+      "\nCREATE INDEX `calls_uncounted` ON `calls` (`id`) WHERE status = 'ended' AND usage_counted = 0;"
     ]
   }
 ]

@@ -303,6 +303,8 @@ export const calls = sqliteTable(
     /** A person took the call: the outcome is theirs to file, by this time or it becomes other. */
     outcomeDueAt: integer('outcome_due_at'),
     carrier: text('carrier').notNull(),
+    /** Set once the usage count has added this ended call to the rollups. */
+    usageCounted: integer('usage_counted', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     index('calls_org_list').on(t.orgId, t.livemode, t.id),
@@ -311,8 +313,8 @@ export const calls = sqliteTable(
     index('calls_lead').on(t.leadId, t.id),
     index('calls_open').on(t.status),
     index('calls_outcome_due').on(t.outcomeDueAt),
-    // The usage count reads calls by the time they ended, since its last run.
-    index('calls_ended').on(t.ended).where(sql`status = 'ended'`),
+    // The usage count reads ended calls it has not counted yet (a small index: counted calls leave it).
+    index('calls_uncounted').on(t.id).where(sql`status = 'ended' AND usage_counted = 0`),
   ],
 )
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { RequestTally } from '../../src/domain/usage/request-tally'
+import { usageService } from '../../src/domain/usage/usage-service'
 import { createHarness, START, type Harness, type Reply, type TestKey, type World, seedWorld } from '../harness'
 
 /**
@@ -307,5 +309,33 @@ describe('spend cap', () => {
     const toFebruary = (Date.parse('2026-02-01T05:00:00Z') - Date.parse(now)) / 1000 + 301
     await h.advance(toFebruary)
     for (const lead of held) expect((await leadOf(lead.id)).status).not.toBe('held')
+  })
+})
+
+describe('the count in chunks', () => {
+  test('a count split into chunks of 2 adds each lead and call once; the next count finds nothing new', async () => {
+    const h = createHarness({ autoDial: true })
+    try {
+      const w = await seedWorld(h)
+      await h.admin('PATCH', `/campaigns/${w.campaignId}`, { lines: 10 })
+      for (const [i, nn] of ['00', '01', '01', '09', '02', '04', '01'].entries()) await addLead(h, w.live, w.campaignId, ny(nn, 60 + i))
+      // Every call ends within 95 s; the 5-minute count has not run yet (it runs at 15:05).
+      await h.advance(120)
+      expect((await usage(h, w.live)).body.data.updated).toBeNull()
+      const calls = await allCalls(h, w.live)
+      expect(calls).toHaveLength(7)
+      const chunked = usageService({ stores: h.services.stores, clock: h.services.clock, tally: new RequestTally(), chunk: 2 })
+      expect(await chunked.count()).toEqual({ requests: 0, leads: 7, calls: 7 })
+      // The service's own count (at 15:05) adds the requests, and no lead or call a second time.
+      await h.advance(300)
+      const totals = (await usage(h, w.live)).body.data.totals
+      expect(totals.calls).toBe(7)
+      expect(totals.leads_added).toBe(7)
+      expect(totals.minutes).toBe(billed(calls))
+      expect(totals.requests).toBeGreaterThan(7)
+      expect(chunked.countNow()).toEqual({ requests: 0, leads: 0, calls: 0 })
+    } finally {
+      h.close()
+    }
   })
 })

@@ -17,6 +17,10 @@ export function keyStore(db: Db) {
     get(id: string): ApiKeyRow | undefined {
       return byId.get({ id })
     },
+    /** Every key's name in the organization (usage groups by key). */
+    namesOfOrg(orgId: string): { id: string; name: string }[] {
+      return db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.orgId, orgId)).all()
+    },
     /** Newest first. */
     listForOrg(orgId: string, limit: number, startingAfter?: string): ApiKeyRow[] {
       return db.select().from(apiKeys)

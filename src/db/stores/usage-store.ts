@@ -43,14 +43,21 @@ export function usageStore(_db: Db, sqlite: Database) {
     `SELECT org_id, livemode, campaign_id, added_by_key_id, created - created % 900000 AS quarter, count(*) AS n FROM leads
      WHERE rowid > ? AND rowid <= ? GROUP BY org_id, livemode, campaign_id, added_by_key_id, quarter`,
   )
-  const callsEnded = sqlite.query<
+  const uncountedCalls = sqlite.query<
     { org_id: string; livemode: number; campaign_id: string; quarter: number; calls: number; connected: number; minutes: number },
-    [number, number]
+    [string]
   >(
     `SELECT org_id, livemode, campaign_id, started - started % 900000 AS quarter, count(*) AS calls,
        sum(answered_by = 'person') AS connected, sum((max(coalesce(duration_seconds, 0), 0) + 59) / 60) AS minutes
-     FROM calls WHERE status = 'ended' AND ended >= ? AND ended < ? GROUP BY org_id, livemode, campaign_id, quarter`,
+     FROM calls INDEXED BY calls_uncounted WHERE status = 'ended' AND usage_counted = 0 AND id <= ?
+     GROUP BY org_id, livemode, campaign_id, quarter`,
   )
+  const nthUncounted = sqlite.query<{ id: string }, [number]>(
+    "SELECT id FROM calls INDEXED BY calls_uncounted WHERE status = 'ended' AND usage_counted = 0 ORDER BY id LIMIT 1 OFFSET ?",
+  )
+  const markCalls = sqlite.query<unknown, [string]>("UPDATE calls SET usage_counted = 1 WHERE status = 'ended' AND usage_counted = 0 AND id <= ?")
+  // Above every uuid: "no bound".
+  const ALL = '~'
 
   return {
     add(delta: RollupDelta): void {
@@ -68,13 +75,24 @@ export function usageStore(_db: Db, sqlite: Database) {
       return leadsAdded.all(after, upTo)
     },
     /**
-     * Calls that ended in [from, before) (partial index calls_ended), counted by organization,
-     * mode, campaign and the quarter hour they started, with billed minutes (each call rounded up).
-     * `ended` is stamped with the clock at commit, so a half-open range counts each call once even
-     * when the clock stands still.
+     * The id bounding the next `limit` uncounted calls (by id), and whether more are left after
+     * them. A flag on the call rather than a time watermark: a call is counted once whatever the
+     * clock did, and calls ended before an upgrade are counted too.
      */
-    callsEnded(from: number, before: number) {
-      return callsEnded.all(from, before)
+    uncountedBound(limit: number): { upToId: string; more: boolean } {
+      const nth = nthUncounted.get(limit - 1)
+      return nth ? { upToId: nth.id, more: nthUncounted.get(limit) !== null } : { upToId: ALL, more: false }
+    },
+    /**
+     * Ended calls not counted yet with id up to `upToId`, by organization, mode, campaign and
+     * the quarter hour they started, with billed minutes (each call rounded up to the minute).
+     */
+    uncountedCalls(upToId: string) {
+      return uncountedCalls.all(upToId)
+    },
+    /** Marks those calls counted (in the same transaction as uncountedCalls). */
+    markCallsCounted(upToId: string): void {
+      markCalls.run(upToId)
     },
     /** Rollup rows of an organization and mode for days in [from, to] (YYYY-MM-DD). */
     rows(orgId: string, livemode: boolean, from: string, to: string): RollupSums[] {
