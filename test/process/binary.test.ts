@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { copyFileSync, existsSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
 
@@ -100,6 +100,32 @@ describe('compiled binary from an empty folder', () => {
     expect(body.data).toEqual([{ id: ((await campaign.json()) as any).data.id, name: 'C1', status: 'active', livemode: true }])
   })
 
+  test('a lead, usage, a CSV export through its signed link, and metrics', async () => {
+    const org = (await (await admin('POST', '/orgs', { name: 'Export Org' })).json()) as any
+    const campaign = (await (await admin('POST', `/orgs/${org.data.id}/campaigns`, { name: 'E1', status: 'paused', sdrs: [{ name: 'Ann' }] })).json()) as any
+    const key = (await (await admin('POST', `/orgs/${org.data.id}/keys`, { name: 'k', mode: 'live' })).json()) as any
+    const auth = { authorization: basic(key.data.id, key.data.secret), 'content-type': 'application/json' }
+    const api = `${base}/api/v1/external`
+    const lead = await fetch(`${api}/leads`, { method: 'POST', headers: auth, body: JSON.stringify({ campaign_id: campaign.data.id, phone: '+13125552001', name: 'Ann, "A"' }) })
+    expect(lead.status).toBe(201)
+    expect((await admin('POST', '/jobs/usage_count/run')).status).toBe(200)
+    const usage = (await (await fetch(`${api}/usage`, { headers: auth })).json()) as any
+    expect(usage.data.totals.leads_added).toBe(1)
+    const made = (await (await fetch(`${api}/exports`, { method: 'POST', headers: auth, body: JSON.stringify({ exportType: 'leads' }) })).json()) as any
+    expect(made.data.export).toMatchObject({ status: 'ready', rowCount: 1 })
+    const url = new URL(made.data.downloadUrl)
+    const csv = await fetch(`${base}${url.pathname}${url.search}`)
+    expect(csv.status).toBe(200)
+    const lines = (await csv.text()).trim().split('\n')
+    expect(lines[0]).toStartWith('id,external_id,campaign_id,name,phone')
+    expect(lines[1]).toContain('"Ann, ""A"""')
+    expect(existsSync(join(work.path, 'data', 'exports', `${made.data.export.id}.csv`))).toBe(true)
+    expect((await fetch(`${base}${url.pathname}?expires=${url.searchParams.get('expires')}&signature=x`)).status).toBe(403)
+    const metrics = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    expect(metrics.status).toBe(200)
+    expect(await metrics.text()).toContain('dialer_http_requests_total{method="POST",route="/api/v1/external/exports",status="200"} 1')
+  })
+
   test('admin CLI talks to the running service', () => {
     const env = { DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN }
     const created = run(['admin', 'org', 'create', '--name', 'From CLI', '--timezone', 'America/Chicago'], env)
@@ -122,6 +148,30 @@ describe('compiled binary from an empty folder', () => {
     copy.close()
     expect(orgs.map((o) => o.name)).toContain('Binary Org')
     expect(run(['backup', target, '--data-dir', join(work.path, 'data')]).exitCode).toBe(2)
+  })
+
+  test('a restored backup serves its data (the README restore steps)', async () => {
+    const restored = join(work.path, 'restored', 'data')
+    mkdirSync(restored, { recursive: true })
+    copyFileSync(join(work.path, 'backup.db'), join(restored, 'dialer.db'))
+    const proc = Bun.spawn([binary, 'serve', '--port', '0', '--data-dir', restored], {
+      cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN }, stdout: 'pipe', stderr: 'pipe',
+    })
+    try {
+      let out = ''
+      const reader = proc.stdout.getReader()
+      while (!/listening on (http:\/\/\S+)/.test(out)) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`restored server exited: ${out}`)
+        out += new TextDecoder().decode(value)
+      }
+      const url = /listening on (http:\/\/\S+)/.exec(out)![1]!
+      const orgs = (await (await fetch(`${url}/api/v1/admin/orgs?limit=100`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as any
+      expect(orgs.data.map((o: any) => o.name)).toContain('Binary Org')
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
   })
 
   test('the WAL is folded into the database file while serving (checkpointer worker)', async () => {
