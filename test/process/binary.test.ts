@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
+import { spawnService, type ServiceProcess } from './spawn-service'
 
 // The compiled binary, started from an empty folder with no node_modules beside it.
 // CI builds dist/dialer first and points DIALER_TEST_BINARY at it; otherwise it is built here.
@@ -11,34 +12,15 @@ const root = join(import.meta.dir, '../..')
 const work = scratchDir('dialer-bin-')
 const binary = join(work.path, 'dialer')
 
-let server: Bun.Subprocess<'ignore', 'pipe', 'pipe'> | null = null
+let server: ServiceProcess | null = null
 let base = ''
-let output = ''
 
 async function startServer(dir: string): Promise<void> {
-  const proc = Bun.spawn([binary, 'serve', '--port', '0', '--data-dir', join(dir, 'data')], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, DIALER_ADMIN_TOKEN: ADMIN },
-    stdout: 'pipe',
-    stderr: 'pipe',
+  const started = await spawnService({
+    command: [binary], dataDir: join(dir, 'data'), cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, DIALER_ADMIN_TOKEN: ADMIN },
   })
-  server = proc
-  const reader = proc.stdout.getReader()
-  const deadline = Date.now() + 15_000
-  while (!/listening on (http:\/\/\S+)/.test(output)) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`)
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited: ${output}`)
-    output += new TextDecoder().decode(value)
-  }
-  base = /listening on (http:\/\/\S+)/.exec(output)![1]!
-  // Keep draining stdout so the request log never blocks the process.
-  void (async () => {
-    for (;;) {
-      const { done } = await reader.read()
-      if (done) break
-    }
-  })()
+  server = started.proc
+  base = started.base
 }
 
 const run = (args: string[], env: Record<string, string> = {}) =>
@@ -154,18 +136,10 @@ describe('compiled binary from an empty folder', () => {
     const restored = join(work.path, 'restored', 'data')
     mkdirSync(restored, { recursive: true })
     copyFileSync(join(work.path, 'backup.db'), join(restored, 'dialer.db'))
-    const proc = Bun.spawn([binary, 'serve', '--port', '0', '--data-dir', restored], {
-      cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN }, stdout: 'pipe', stderr: 'pipe',
+    const { proc, base: url } = await spawnService({
+      command: [binary], dataDir: restored, cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN },
     })
     try {
-      let out = ''
-      const reader = proc.stdout.getReader()
-      while (!/listening on (http:\/\/\S+)/.test(out)) {
-        const { value, done } = await reader.read()
-        if (done) throw new Error(`restored server exited: ${out}`)
-        out += new TextDecoder().decode(value)
-      }
-      const url = /listening on (http:\/\/\S+)/.exec(out)![1]!
       const orgs = (await (await fetch(`${url}/api/v1/admin/orgs?limit=100`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as any
       expect(orgs.data.map((o: any) => o.name)).toContain('Binary Org')
     } finally {

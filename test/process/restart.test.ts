@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
+import { spawnService, type ServiceProcess } from './spawn-service'
 
 // Restart safety: the service process is killed (SIGKILL) while three calls are up. On the
 // next boot those calls must be closed as failed, with a note and call.completed, and their
@@ -13,39 +14,19 @@ const dataDir = join(work.path, 'data')
 const DB_FILE = join(dataDir, 'dialer.db')
 const NOTE = 'The service restarted during the call; it was not completed.'
 
-type Proc = Bun.Subprocess<'ignore', 'pipe', 'pipe'>
-const procs: Proc[] = []
+const procs: ServiceProcess[] = []
 
 /**
  * `bun run src/main.ts serve --port 0` on the shared data directory; resolves with its base URL
  * once it prints "listening on". DIALER_SIM_SPEED 2: answered after ~3 s, calls last 10-50 s.
  */
-async function startServer(): Promise<{ proc: Proc; base: string }> {
-  const proc = Bun.spawn([process.execPath, 'run', join(root, 'src/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: work.path,
-    env: { ...process.env, DIALER_ADMIN_TOKEN: ADMIN, DIALER_SIM_SPEED: '2', DIALER_LOG_REQUESTS: '0' },
-    stdout: 'pipe',
-    stderr: 'pipe',
+async function startServer(): Promise<{ proc: ServiceProcess; base: string }> {
+  const started = await spawnService({
+    command: [process.execPath, 'run', join(root, 'src/main.ts')], dataDir, cwd: work.path,
+    env: { ...process.env, DIALER_ADMIN_TOKEN: ADMIN, DIALER_SIM_SPEED: '2', DIALER_LOG_REQUESTS: '0' } as Record<string, string>,
   })
-  procs.push(proc)
-  const reader = proc.stdout.getReader()
-  const decoder = new TextDecoder()
-  let output = ''
-  const deadline = Date.now() + 15_000
-  while (!/listening on (http:\/\/\S+)/.test(output)) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`)
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited before listening: ${output}${await new Response(proc.stderr).text()}`)
-    output += decoder.decode(value, { stream: true })
-  }
-  // Keep draining stdout so the log never blocks the process.
-  void (async () => {
-    for (;;) {
-      const { done } = await reader.read().catch(() => ({ done: true }))
-      if (done) break
-    }
-  })()
-  return { proc, base: /listening on (http:\/\/\S+)/.exec(output)![1]! }
+  procs.push(started.proc)
+  return started
 }
 
 let base = ''

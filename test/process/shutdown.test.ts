@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
+import { spawnService, type RunningService, type ServiceProcess } from './spawn-service'
 
 // Graceful stop under load: clients keep posting leads while the process gets SIGTERM. Every
 // lead the service acknowledged (201) must be there after a restart, and the request log must
@@ -14,36 +15,13 @@ const dataDir = join(work.path, 'data')
 const prebuilt = process.env.DIALER_TEST_BINARY
 const command = prebuilt && existsSync(prebuilt) ? [prebuilt] : [process.execPath, 'run', join(root, 'src/main.ts')]
 
-type Proc = Bun.Subprocess<'ignore', 'pipe', 'pipe'>
-const procs: Proc[] = []
+const procs: ServiceProcess[] = []
 
-/** Starts `serve` on the shared data directory; collects stdout into `log`. */
-async function startServer(): Promise<{ proc: Proc; base: string; log: () => string }> {
-  const proc = Bun.spawn([...command, 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: work.path,
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  procs.push(proc)
-  const reader = proc.stdout.getReader()
-  const decoder = new TextDecoder()
-  let output = ''
-  const deadline = Date.now() + 15_000
-  while (!/listening on (http:\/\/\S+)/.test(output)) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`)
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited before listening: ${output}${await new Response(proc.stderr).text()}`)
-    output += decoder.decode(value, { stream: true })
-  }
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-      if (done) break
-      output += decoder.decode(value, { stream: true })
-    }
-  })()
-  return { proc, base: /listening on (http:\/\/\S+)/.exec(output)![1]!, log: () => output }
+/** Starts `serve` on the shared data directory. */
+async function startServer(): Promise<RunningService> {
+  const started = await spawnService({ command, dataDir, cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN } })
+  procs.push(started.proc)
+  return started
 }
 
 afterAll(async () => {
@@ -108,14 +86,14 @@ describe('graceful shutdown', () => {
     expect(refused).toBeGreaterThan(0)
 
     // The log: one JSON line per request, nothing secret.
-    const lines = first.log().split('\n').filter((l) => l.startsWith('{'))
+    const lines = first.output().split('\n').filter((l) => l.startsWith('{'))
     const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request')
     expect(requests.length).toBeGreaterThanOrEqual(acknowledged.length)
     const sample = requests.find((l) => l.route === '/api/v1/external/leads')
     expect(sample).toMatchObject({ method: 'POST', status: 201, key_id: key.id })
     expect(sample.request_id).toStartWith('req_')
     expect(typeof sample.duration_ms).toBe('number')
-    const whole = first.log()
+    const whole = first.output()
     expect(whole).not.toContain(key.secret)
     expect(whole).not.toMatch(/\+?1?312555\d{4}/)
     expect(lines.some((l) => JSON.parse(l).msg === 'stopped')).toBe(true)
