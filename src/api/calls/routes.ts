@@ -50,10 +50,11 @@ export const callRoutes = (s: Services) =>
           const { rows, total } = s.calls.page(principal, { ...filter, status: query.status }, offset, limit)
           set.headers['deprecation'] = 'true'
           set.headers['sunset'] = SUNSET
-          return { data: rows.map(s.calls.view), pagination: { offset, limit, total } }
+          return { data: s.calls.views(rows), pagination: { offset, limit, total } }
         }
         const rows = s.calls.list(principal, { ...filter, startingAfter: query.starting_after }, limit + 1)
-        return listReply(rows, limit, s.calls.view)
+        const page = listReply(rows, limit, (row) => row)
+        return { data: s.calls.views(page.data), meta: page.meta }
       },
       {
         permission: 'calls:read',

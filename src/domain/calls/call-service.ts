@@ -50,6 +50,11 @@ export function callService(deps: {
   const outcomeTimers = new Map<string, () => void>()
 
   const view = (row: CallRow) => callView(row, calls.lead(row.leadId))
+  /** Views of a page of calls, their leads read in one query. */
+  const views = (rows: CallRow[]) => {
+    const leadsById = calls.leadsOf(rows.map((r) => r.leadId))
+    return rows.map((row) => callView(row, leadsById.get(row.leadId)))
+  }
   const org = (id: string) => stores.orgs.get(id)!
 
   function emit(type: EventType, row: CallRow, extra: Record<string, unknown> = {}): void {
@@ -177,6 +182,7 @@ export function callService(deps: {
 
   return {
     view,
+    views,
     busyPeople,
 
     /** Dials a lead taken off the queue: the call, the lead dialing, call.started; then the carrier. */
