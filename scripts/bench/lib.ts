@@ -193,9 +193,18 @@ export function dropIndexes(db: Database, table: string): () => void {
 /** The service's database file opened for bulk seeding: journal in memory, no syncs. */
 export function bulkOpen(path: string): Database {
   const db = new Database(path)
-  // A closed service's checkpointer thread may still hold its connection for a moment.
   db.run('PRAGMA busy_timeout = 10000')
-  db.run('PRAGMA journal_mode = MEMORY')
+  // A closed service's checkpointer thread may still hold its connection for a moment, and
+  // leaving WAL mode needs every other connection gone (no busy wait applies): try for 10 s.
+  for (let tries = 0; ; tries++) {
+    try {
+      db.run('PRAGMA journal_mode = MEMORY')
+      break
+    } catch (error) {
+      if (tries >= 200) throw error
+      Bun.sleepSync(50)
+    }
+  }
   db.run('PRAGMA synchronous = OFF')
   db.run('PRAGMA cache_size = -262144')
   return db
