@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { basic, scratchDir } from '../harness'
 import { spawnService, type RunningService, type ServiceProcess } from './spawn-service'
 
@@ -13,7 +13,8 @@ const root = join(import.meta.dir, '../..')
 const work = scratchDir('dialer-shutdown-')
 const dataDir = join(work.path, 'data')
 const prebuilt = process.env.DIALER_TEST_BINARY
-const command = prebuilt && existsSync(prebuilt) ? [prebuilt] : [process.execPath, 'run', join(root, 'src/main.ts')]
+// Absolute: the process starts in a scratch folder, and CI passes a path relative to the checkout.
+const command = prebuilt && existsSync(prebuilt) ? [resolve(prebuilt)] : [process.execPath, 'run', join(root, 'src/main.ts')]
 
 const procs: ServiceProcess[] = []
 
