@@ -1,3 +1,4 @@
+import { expect } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,6 +32,13 @@ export interface CallOptions {
 }
 
 export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+
+/** An error reply in the spec's envelope; `param` is checked when given (null included). */
+export function expectError(r: { status: number; body: any }, status: number, code: string, param?: string | null): void {
+  expect(r.status).toBe(status)
+  expect(r.body.error.code).toBe(code)
+  if (param !== undefined) expect(r.body.error.param).toBe(param)
+}
 
 /** Config for tests: in-memory database, fake clock, quiet log. `env` overrides any DIALER_* value. */
 export function testConfig(env: Record<string, string> = {}): Readonly<Config> {

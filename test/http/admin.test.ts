@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { ADMIN_TOKEN, createHarness, seedWorld, type Harness, type World } from '../harness'
+import { ADMIN_TOKEN, createHarness, seedWorld, type Harness, type World, expectError } from '../harness'
 
 const START_ISO = '2026-01-05T15:00:00.000Z'
 const UNKNOWN_UUID = '0190f2a4-1111-7aaa-8bbb-123456789abc'
@@ -17,11 +17,6 @@ beforeEach(async () => {
 })
 afterEach(() => h.close())
 
-function expectError(r: { status: number; body: any }, status: number, code: string, param: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  expect(r.body.error.param).toBe(param)
-}
 
 describe('admin authentication', () => {
   test.each([

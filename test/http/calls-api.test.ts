@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { createHarness, seedWorld, START, type Harness, type Reply, type TestKey, type World } from '../harness'
+import { createHarness, seedWorld, START, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
 
 /**
  * The call endpoints (spec "Calls": GET /calls, GET /calls/{id}, recording, transcript,
@@ -46,11 +46,6 @@ async function onlyCall(leadId: string, key: TestKey = w.live) {
 
 const callNow = (body: Record<string, unknown>, key: TestKey = w.live) => h.api('POST', '/calls', { key, body })
 
-function expectError(r: Reply, status: number, code: string, param?: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  if (param !== undefined) expect(r.body.error.param).toBe(param)
-}
 
 async function patchCampaign(body: Record<string, unknown>, campaignId = w.campaignId) {
   const r = await h.admin('PATCH', `/campaigns/${campaignId}`, body)

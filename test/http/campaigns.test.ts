@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { createHarness, seedWorld, type Harness, type TestKey, type World } from '../harness'
+import { createHarness, seedWorld, type Harness, type TestKey, type World, expectError } from '../harness'
 
 let h: Harness
 let w: World
@@ -11,10 +11,6 @@ afterEach(() => h.close())
 
 const UNKNOWN_UUID = '0190f2a4-1111-7aaa-8bbb-123456789abc'
 
-function expectError(r: { status: number; body: any }, status: number, code: string) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-}
 
 async function adminStatus(id: string): Promise<string> {
   const r = await h.admin('GET', `/campaigns/${id}`)

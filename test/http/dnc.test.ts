@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { createHarness, seedWorld, type Harness, type TestKey, type World } from '../harness'
+import { createHarness, seedWorld, type Harness, type TestKey, type World, expectError } from '../harness'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
@@ -17,11 +17,6 @@ afterEach(() => h.close())
 const check = (phone: string, key: TestKey = w.live) => h.api('GET', `/dnc/check?phone=${phone}`, { key })
 const add = (phone: string, key: TestKey = w.live) => h.api('POST', '/dnc', { key, body: { phone } })
 
-function expectError(r: { status: number; body: any }, status: number, code: string, param: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  expect(r.body.error.param).toBe(param)
-}
 
 describe('GET /dnc/check', () => {
   test.each([

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { createHarness, scratchDir, seedWorld, START, type Harness, type Reply, type TestKey, type World } from '../harness'
+import { createHarness, scratchDir, seedWorld, START, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
 
 /**
  * POST /exports, GET /exports and the signed download link (spec "Exports"; DESIGN.md
@@ -19,11 +19,6 @@ let w: World
 let dataDir: { path: string; remove: () => void }
 let campaign2: string
 
-function expectError(r: Reply, status: number, code: string, param?: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  if (param !== undefined) expect(r.body.error.param).toBe(param)
-}
 
 const createExport = (body: unknown, key: TestKey = w.live, headers: Record<string, string> = {}) =>
   h.api('POST', '/exports', { key, body, headers })

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
+import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
 
 /**
  * POST /leads/batch and the older campaign paths POST /campaigns/{id}/leads and
@@ -63,11 +63,6 @@ function snapshot() {
   return { leads: allLeads(), liveEvents: events(true).map((e) => e.id), testEvents: events(false).map((e) => e.id) }
 }
 
-function expectError(r: Reply, status: number, code: string, param: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  expect(r.body.error.param).toBe(param)
-}
 
 /** An intake reply in a batch result (place_in_line and wait given separately). */
 function intake(overrides: Record<string, unknown> = {}) {

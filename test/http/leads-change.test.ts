@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
+import { createHarness, seedWorld, type Harness, type TestKey, type World, expectError } from '../harness'
 
 /**
  * Changing leads (spec PATCH /leads/{id}, POST /leads/{id}/opt_out, POST /dnc and
@@ -50,11 +50,6 @@ async function placeOf(id: string, key: TestKey = w.live): Promise<number | null
   return r.body.data.place_in_line
 }
 
-function expectError(r: Reply, status: number, code: string, param: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  expect(r.body.error.param).toBe(param)
-}
 
 /** The stored events about one lead, as their envelopes, oldest first. */
 function eventsOf(leadId: string, type?: string): any[] {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { DEFAULT_HANDLE_SECONDS } from '../../src/domain/leads/lead-service'
 import { estimatedWaitSeconds } from '../../src/domain/queue/dial-queues'
-import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
+import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
 
 /**
  * Reading leads (spec "Lead", GET /leads/{id}, GET /leads, GET /campaigns/{campaignId}/leads;
@@ -59,11 +59,6 @@ const getLead = (id: string, key: TestKey = w.live) => h.api('GET', `/leads/${id
 const list = (query: string, key: TestKey = w.live) => h.api('GET', `/leads${query ? `?${query}` : ''}`, { key })
 const ids = (r: Reply) => (r.body.data as { id: string }[]).map((l) => l.id)
 
-function expectError(r: Reply, status: number, code: string, param: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  expect(r.body.error.param).toBe(param)
-}
 
 async function secondActiveCampaign(name = 'Summer roofs'): Promise<string> {
   const r = await h.admin('POST', `/orgs/${w.orgId}/campaigns`, { name, status: 'active', sdrs: [{ name: 'Kim Park' }] })

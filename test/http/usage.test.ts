@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { RequestTally } from '../../src/domain/usage/request-tally'
 import { usageService } from '../../src/domain/usage/usage-service'
-import { createHarness, START, type Harness, type Reply, type TestKey, type World, seedWorld } from '../harness'
+import { createHarness, START, type Harness, type TestKey, type World, seedWorld, expectError } from '../harness'
 
 /**
  * GET /usage (spec "Usage"; DESIGN.md "Webhooks, usage, exports") and the monthly spend cap.
@@ -13,11 +13,6 @@ import { createHarness, START, type Harness, type Reply, type TestKey, type Worl
 const ny = (nn: string, series: number) => `+1212555${String(series).padStart(2, '0')}${nn}`
 const RATE = 0.12
 
-function expectError(r: Reply, status: number, code: string, param?: string | null) {
-  expect(r.status).toBe(status)
-  expect(r.body.error.code).toBe(code)
-  if (param !== undefined) expect(r.body.error.param).toBe(param)
-}
 
 const usage = (h: Harness, key: TestKey, query = '') => h.api('GET', `/usage${query}`, { key })
 
