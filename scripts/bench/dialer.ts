@@ -47,8 +47,8 @@ import { loadConfig } from '../../src/config'
 import { outcomeLabel, type Outcome } from '../../src/domain/outcomes'
 import { createServices, type Services } from '../../src/services'
 import {
-  bulkClose, bulkOpen, dropIndexes, percentile,
-  ADMIN_TOKEN, adminClient, basicAuth, type Child, lua, memoryOf, requireWrk, runWrk, startService, stop, wrkCommon,
+  bulkClose, bulkOpen, dropIndexes, percentile, rotatingGets,
+  ADMIN_TOKEN, adminClient, basicAuth, type Child, memoryOf, requireWrk, runWrk, startService, stop,
 } from './lib'
 
 const { values } = parseArgs({
@@ -436,21 +436,8 @@ interface ListResult {
   sample: string
 }
 
-function listScript(requests: { path: string; auth: string }[]): string {
-  const rows = requests.map((r) => `{${lua(r.path)},${lua(r.auth)}}`).join(',\n')
-  return `${wrkCommon}
-local reqs = {${rows}}
-local i = 0
-function init(args) i = math.random(#reqs) end
-function request()
-  i = (i % #reqs) + 1
-  return wrk.format("GET", reqs[i][1], {["Authorization"] = reqs[i][2]})
-end
-function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"data":[{', 1, true) or not string.find(body, '"has_more":true', 1, true) then note_bad(status, body) end
-end
-`
-}
+const listScript = (requests: { path: string; auth: string }[]) =>
+  rotatingGets(requests, `status ~= 200 or not string.find(body, '"data":[{', 1, true) or not string.find(body, '"has_more":true', 1, true)`)
 
 interface ListBench {
   calls: number

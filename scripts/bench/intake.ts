@@ -41,7 +41,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import {
-  adminClient, basicAuth, bulkClose, bulkOpen, dropIndexes, type Child, lua, medianBy, memoryOf, requireWrk, runWrk, startBare, startService, stop, wrkCommon,
+  adminClient, basicAuth, bulkClose, bulkOpen, dropIndexes, rotatingGets, type Child, lua, medianBy, memoryOf, requireWrk, runWrk, startBare, startService, stop, wrkCommon,
 } from './lib'
 
 const { values } = parseArgs({
@@ -167,21 +167,8 @@ end
 `
 }
 
-function getScript(requests: { path: string; auth: string }[]): string {
-  const rows = requests.map((r) => `{${lua(r.path)},${lua(r.auth)}}`).join(',\n')
-  return `${wrkCommon}
-local reqs = {${rows}}
-local i = 0
-function init(args) i = math.random(#reqs) end
-function request()
-  i = (i % #reqs) + 1
-  return wrk.format("GET", reqs[i][1], {["Authorization"] = reqs[i][2]})
-end
-function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"place_in_line":%d') then note_bad(status, body) end
-end
-`
-}
+const getScript = (requests: { path: string; auth: string }[]) =>
+  rotatingGets(requests, `status ~= 200 or not string.find(body, '"place_in_line":%d')`)
 
 const bareScript = `${wrkCommon}
 function response(status, headers, body)

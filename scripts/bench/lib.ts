@@ -157,6 +157,27 @@ function done(summary, latency, requests)
 end
 `
 
+/**
+ * A wrk script that sends `requests` in turn (each GET with its Authorization), each thread
+ * starting at a random one; a reply counts as bad when the Lua condition `badIf` (over
+ * `status` and `body`) holds.
+ */
+export function rotatingGets(requests: { path: string; auth: string }[], badIf: string): string {
+  const rows = requests.map((r) => `{${lua(r.path)},${lua(r.auth)}}`).join(',\n')
+  return `${wrkCommon}
+local reqs = {${rows}}
+local i = 0
+function init(args) i = math.random(#reqs) end
+function request()
+  i = (i % #reqs) + 1
+  return wrk.format("GET", reqs[i][1], {["Authorization"] = reqs[i][2]})
+end
+function response(status, headers, body)
+  if ${badIf} then note_bad(status, body) end
+end
+`
+}
+
 /** VmRSS and VmHWM of a process, in MB (null once it is gone). */
 export function memoryOf(pid: number): { rss: number; hwm: number } | null {
   try {

@@ -30,8 +30,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import {
-  ADMIN_TOKEN, adminClient, basicAuth, bulkClose, bulkOpen, type Child, dropIndexes, lua, medianBy, memoryOf, requireWrk, runWrk,
-  startService, stop, wrkCommon,
+  ADMIN_TOKEN, adminClient, basicAuth, bulkClose, bulkOpen, type Child, dropIndexes, medianBy, memoryOf, requireWrk, rotatingGets, runWrk,
+  startService, stop,
 } from './lib'
 
 const { values } = parseArgs({
@@ -199,21 +199,11 @@ async function runJob(base: string, name: string): Promise<{ ms: number; serverM
   return { ms: performance.now() - start, serverMs: body.data.duration_ms }
 }
 
+/** GET /usage with and without each group_by, over the given keys. */
 function usageScript(auths: string[]): string {
   const paths = ['/api/v1/external/usage', '/api/v1/external/usage?group_by=day', '/api/v1/external/usage?group_by=campaign', '/api/v1/external/usage?group_by=key']
-  return `${wrkCommon}
-local auths = {${auths.map(lua).join(',')}}
-local paths = {${paths.map(lua).join(',')}}
-local i = 0
-function init(args) i = math.random(1000) end
-function request()
-  i = i + 1
-  return wrk.format("GET", paths[(i % #paths) + 1], { ["Authorization"] = auths[(i % #auths) + 1] })
-end
-function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"totals"', 1, true) then note_bad(status, body) end
-end
-`
+  const requests = auths.flatMap((auth) => paths.map((path) => ({ path, auth })))
+  return rotatingGets(requests, `status ~= 200 or not string.find(body, '"totals"', 1, true)`)
 }
 
 async function main(): Promise<void> {

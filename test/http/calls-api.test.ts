@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { createHarness, seedWorld, START, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
+import { apiHelpers } from './helpers'
 
 /**
  * The call endpoints (spec "Calls": GET /calls, GET /calls/{id}, recording, transcript,
@@ -20,38 +21,10 @@ const INTENT = 'Yes, that sounds good. Can someone walk me through the pricing?'
 const AGENT = 'Happy to help, let me walk you through it.'
 const NO_LEAD = '01a20000-0000-7000-8000-000000000000'
 
-async function addLead(body: Record<string, unknown>, key: TestKey = w.live) {
-  const r = await h.api('POST', '/leads', { key, body: { campaign_id: w.campaignId, ...body } })
-  if (r.status !== 201) throw new Error(`lead intake failed: ${r.status} ${r.text}`)
-  return r.body.data as { id: string; status: string; place_in_line: number | null }
-}
-
-async function getLead(id: string, key: TestKey = w.live) {
-  const r = await h.api('GET', `/leads/${id}`, { key })
-  expect(r.status).toBe(200)
-  return r.body.data
-}
-
-async function callsOf(leadId: string, key: TestKey = w.live): Promise<any[]> {
-  const r = await h.api('GET', `/calls?lead_id=${leadId}`, { key })
-  expect(r.status).toBe(200)
-  return r.body.data
-}
-
-async function onlyCall(leadId: string, key: TestKey = w.live) {
-  const calls = await callsOf(leadId, key)
-  expect(calls).toHaveLength(1)
-  return calls[0]
-}
+const { addLead, getLead, callsOf, onlyCall, patchCampaign } = apiHelpers(() => ({ h, w }))
 
 const callNow = (body: Record<string, unknown>, key: TestKey = w.live) => h.api('POST', '/calls', { key, body })
 
-
-async function patchCampaign(body: Record<string, unknown>, campaignId = w.campaignId) {
-  const r = await h.admin('PATCH', `/campaigns/${campaignId}`, body)
-  if (r.status !== 200) throw new Error(`campaign patch failed: ${r.text}`)
-  return r.body.data
-}
 
 async function secondCampaign(): Promise<string> {
   const r = await h.admin('POST', `/orgs/${w.orgId}/campaigns`, { name: 'Second', status: 'active', lines: 10, sdrs: [{ name: 'Kim Park' }] })

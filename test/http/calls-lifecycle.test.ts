@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createHarness, scratchDir, seedWorld, START, type Harness, type TestKey, type World } from '../harness'
+import { apiHelpers } from './helpers'
 
 /**
  * Calls from dialing to call.completed through the HTTP surface, with the built-in simulator
@@ -28,30 +29,7 @@ interface Event {
   data: { object: any }
 }
 
-async function addLead(body: Record<string, unknown>, key: TestKey = w.live) {
-  const r = await h.api('POST', '/leads', { key, body: { campaign_id: w.campaignId, ...body } })
-  if (r.status !== 201) throw new Error(`lead intake failed: ${r.status} ${r.text}`)
-  return r.body.data as { id: string; status: string; place_in_line: number | null; estimated_wait_seconds: number | null }
-}
-
-async function getLead(id: string, key: TestKey = w.live) {
-  const r = await h.api('GET', `/leads/${id}`, { key })
-  expect(r.status).toBe(200)
-  return r.body.data
-}
-
-/** The lead's calls, newest first. */
-async function callsOf(leadId: string, key: TestKey = w.live): Promise<any[]> {
-  const r = await h.api('GET', `/calls?lead_id=${leadId}`, { key })
-  expect(r.status).toBe(200)
-  return r.body.data
-}
-
-async function onlyCall(leadId: string, key: TestKey = w.live) {
-  const calls = await callsOf(leadId, key)
-  expect(calls).toHaveLength(1)
-  return calls[0]
-}
+const { addLead, getLead, callsOf, onlyCall, patchCampaign } = apiHelpers(() => ({ h, w }))
 
 async function getCall(id: string, key: TestKey = w.live) {
   const r = await h.api('GET', `/calls/${id}`, { key })
@@ -80,12 +58,6 @@ async function sdrs(campaignId = w.campaignId): Promise<{ id: string; name: stri
   const r = await h.admin('GET', `/campaigns/${campaignId}`)
   expect(r.status).toBe(200)
   return r.body.data.sdrs
-}
-
-async function patchCampaign(body: Record<string, unknown>, campaignId = w.campaignId) {
-  const r = await h.admin('PATCH', `/campaigns/${campaignId}`, body)
-  if (r.status !== 200) throw new Error(`campaign patch failed: ${r.text}`)
-  return r.body.data
 }
 
 const fileOutcome = (callId: string, body: Record<string, unknown>) => h.admin('POST', `/calls/${callId}/outcome`, body)

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { createHarness, seedWorld, type Harness, type TestKey, type World, expectError } from '../harness'
+import { apiHelpers } from './helpers'
 
 /**
  * Changing leads (spec PATCH /leads/{id}, POST /leads/{id}/opt_out, POST /dnc and
@@ -17,28 +18,11 @@ beforeEach(async () => {
 })
 afterEach(() => h.close())
 
-interface LeadBody {
-  campaign_id?: string
-  phone: string
-  external_id?: string
-  name?: string
-  email?: string
-  address?: string
-  fields?: Record<string, string>
-  consent?: Record<string, string>
-  call_now?: boolean
-}
-
-async function addLead(body: LeadBody, key: TestKey = w.live): Promise<string> {
-  const r = await h.api('POST', '/leads', { key, body: { campaign_id: w.campaignId, ...body } })
-  if (r.status !== 201) throw new Error(`lead intake failed: ${r.status} ${r.text}`)
-  return r.body.data.id as string
-}
+const { addLeadId: addLead, getLeadReply: getLead } = apiHelpers(() => ({ h, w }))
 
 /** A New York number (queued at 10:00 ET): +1 212 555 3000 + n. */
 const ny = (n: number) => `+1212555${String(3000 + n).padStart(4, '0')}`
 
-const getLead = (id: string, key: TestKey = w.live) => h.api('GET', `/leads/${id}`, { key })
 const patch = (id: string, body: unknown, key: TestKey = w.live, headers?: Record<string, string>) =>
   h.api('PATCH', `/leads/${id}`, { key, body, ...(headers ? { headers } : {}) })
 const optOut = (id: string, body?: unknown, key: TestKey = w.live) =>

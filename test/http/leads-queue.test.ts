@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createHarness, scratchDir, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
+import { apiHelpers } from './helpers'
 
 /**
  * Dial queue order as GET /leads/{id} shows it (spec "What the service does", Lead
@@ -13,23 +14,11 @@ import { createHarness, scratchDir, seedWorld, type Harness, type Reply, type Te
 let h: Harness
 let w: World
 
-interface LeadBody {
-  campaign_id?: string
-  phone: string
-  call_now?: boolean
-  external_id?: string
-}
-
-async function addLead(body: LeadBody, key: TestKey = w.live): Promise<string> {
-  const r = await h.api('POST', '/leads', { key, body: { campaign_id: w.campaignId, ...body } })
-  if (r.status !== 201) throw new Error(`lead intake failed: ${r.status} ${r.text}`)
-  return r.body.data.id as string
-}
+const { addLeadId: addLead, getLeadReply: getLead } = apiHelpers(() => ({ h, w }))
 
 /** A New York number (queued at 10:00 ET): +1 212 555 4000 + n. */
 const ny = (n: number) => `+1212555${String(4000 + n).padStart(4, '0')}`
 
-const getLead = (id: string, key: TestKey = w.live) => h.api('GET', `/leads/${id}`, { key })
 
 async function placesOf(ids: string[], key: TestKey = w.live): Promise<(number | null)[]> {
   const out: (number | null)[] = []

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { DEFAULT_HANDLE_SECONDS } from '../../src/domain/leads/lead-service'
 import { estimatedWaitSeconds } from '../../src/domain/queue/dial-queues'
 import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
+import { apiHelpers } from './helpers'
 
 /**
  * Reading leads (spec "Lead", GET /leads/{id}, GET /leads, GET /campaigns/{campaignId}/leads;
@@ -34,28 +35,11 @@ beforeEach(async () => {
 })
 afterEach(() => h.close())
 
-interface LeadBody {
-  campaign_id?: string
-  phone: string
-  external_id?: string
-  name?: string
-  email?: string
-  address?: string
-  fields?: Record<string, string>
-  consent?: Record<string, string>
-  call_now?: boolean
-}
-
-async function addLead(body: LeadBody, key: TestKey = w.live): Promise<string> {
-  const r = await h.api('POST', '/leads', { key, body: { campaign_id: w.campaignId, ...body } })
-  if (r.status !== 201) throw new Error(`lead intake failed: ${r.status} ${r.text}`)
-  return r.body.data.id as string
-}
+const { addLeadId: addLead, getLeadReply: getLead } = apiHelpers(() => ({ h, w }))
 
 /** A New York number (queued at 10:00 ET): +1 212 555 2000 + n. */
 const ny = (n: number) => `+1212555${String(2000 + n).padStart(4, '0')}`
 
-const getLead = (id: string, key: TestKey = w.live) => h.api('GET', `/leads/${id}`, { key })
 const list = (query: string, key: TestKey = w.live) => h.api('GET', `/leads${query ? `?${query}` : ''}`, { key })
 const ids = (r: Reply) => (r.body.data as { id: string }[]).map((l) => l.id)
 
