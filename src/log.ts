@@ -19,7 +19,7 @@ const FLUSH_MS = 100
 /**
  * One JSON object per line on stdout. Strings in free-form fields are masked: no full phone
  * number or email is logged. Request lines are buffered (one write per 100 ms or 64 KB) so
- * logging does not cost a system call per request; other lines are written at once.
+ * logging does not cost a system call per request; other lines flush the buffer at once.
  */
 class Logger {
   minLevel: Level = (process.env.DIALER_LOG_LEVEL as Level) in order ? (process.env.DIALER_LOG_LEVEL as Level) : 'info'
@@ -33,19 +33,22 @@ class Logger {
     if (!this.enabled || order[level] < order[this.minLevel]) return
     const line: Record<string, unknown> = { time: new Date().toISOString(), level, msg }
     for (const [k, v] of Object.entries(fields)) line[k] = typeof v === 'string' ? maskSensitive(v) : v
-    this.sink.write(JSON.stringify(line) + '\n')
+    this.pending += JSON.stringify(line) + '\n'
     this.flush()
   }
 
   request(f: RequestLogLine): void {
     if (!this.enabled || order.info < order[this.minLevel]) return
     const keyId = f.key_id === null ? 'null' : `"${f.key_id}"`
-    const line =
+    // Joined in a JS string first: each native write() costs about 2 us, a concatenation far less.
+    this.pending +=
       `{"time":"${this.isoNow()}","level":"info","msg":"request","request_id":"${f.request_id}","method":"${f.method}",` +
       `"route":${JSON.stringify(f.route)},"status":${f.status},"key_id":${keyId},"duration_ms":${f.duration_ms}}\n`
-    this.sink.write(line)
-    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS)
+    if (this.pending.length >= FLUSH_BYTES) this.flush()
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS)
   }
+
+  private pending = ''
 
   private lastMs = 0
   private lastIso = ''
@@ -64,6 +67,9 @@ class Logger {
       clearTimeout(this.timer)
       this.timer = null
     }
+    if (this.pending === '') return
+    this.sink.write(this.pending)
+    this.pending = ''
     void this.sink.flush()
   }
 

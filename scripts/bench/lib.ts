@@ -63,7 +63,9 @@ export async function startBare(port = freePort()): Promise<{ proc: Child; url: 
 export async function startService(options: { dataDir: string; logFile: string; port?: number; timeoutMs?: number; intervalMs?: number }): Promise<{ proc: Child; base: string; bootMs: number }> {
   const port = options.port ?? freePort()
   const start = performance.now()
-  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data-dir', options.dataDir], {
+  // DIALER_BENCH_PROFILE=DIR writes a CPU profile (markdown) of the service into DIR on exit.
+  const profile = process.env.DIALER_BENCH_PROFILE ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.DIALER_BENCH_PROFILE}`] : []
+  const proc = Bun.spawn([process.execPath, ...profile, 'run', join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data-dir', options.dataDir], {
     env: { ...process.env, DIALER_ADMIN_TOKEN: ADMIN_TOKEN },
     stdout: Bun.file(options.logFile),
     stderr: 'inherit',

@@ -1,6 +1,26 @@
+export interface BasicCredentials {
+  readonly keyId: string
+  readonly secret: string
+}
+
+// Clients send the same header on every request; decoding it (regex, base64, slices) costs
+// more than the rest of authentication, so recent headers keep their decoded form. Bounded:
+// made-up headers push out the oldest. The secret is still checked against the key each time.
+const MEMO_LIMIT = 10_000
+const memo = new Map<string, BasicCredentials | null>()
+
 /** Key ID and secret from an `Authorization: Basic ...` header, or null when there is none to read. */
-export function readBasicCredentials(header: string | null): { keyId: string; secret: string } | null {
+export function readBasicCredentials(header: string | null): BasicCredentials | null {
   if (!header) return null
+  const known = memo.get(header)
+  if (known !== undefined) return known
+  const credentials = decode(header)
+  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!)
+  memo.set(header, credentials)
+  return credentials
+}
+
+function decode(header: string): BasicCredentials | null {
   const match = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header.trim())
   if (!match) return null
   let decoded: string
@@ -14,5 +34,5 @@ export function readBasicCredentials(header: string | null): { keyId: string; se
   const keyId = decoded.slice(0, colon)
   const secret = decoded.slice(colon + 1)
   if (secret === '' || keyId.length > 200 || secret.length > 500) return null
-  return { keyId, secret }
+  return Object.freeze({ keyId, secret })
 }

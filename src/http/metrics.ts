@@ -1,8 +1,13 @@
 /** Seconds: the latency histogram's upper bounds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-interface Histogram {
-  counts: number[]
+interface RouteSeries {
+  method: string
+  route: string
+  /** Requests by status. */
+  statuses: Map<number, number>
+  /** Non-cumulative bucket counts; rendered cumulative. */
+  buckets: number[]
   sum: number
   count: number
 }
@@ -11,39 +16,43 @@ const label = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"
 
 /** Request counters and latency histograms by route, rendered in the Prometheus text format. */
 export class Metrics {
-  private readonly requests = new Map<string, number>()
-  private readonly latency = new Map<string, Histogram>()
+  // Route, then method: both strings come ready-made with each request, so finding the series
+  // builds no new string (a joined "method route" key would cost a string and its hash each time).
+  private readonly series = new Map<string, Map<string, RouteSeries>>()
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route}`
-    const counter = `${key}|${status}`
-    this.requests.set(counter, (this.requests.get(counter) ?? 0) + 1)
-    let h = this.latency.get(key)
-    if (!h) {
-      h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }
-      this.latency.set(key, h)
-    }
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) h.counts[i]!++
-    h.sum += seconds
-    h.count++
+    let byMethod = this.series.get(route)
+    if (!byMethod) this.series.set(route, (byMethod = new Map()))
+    let s = byMethod.get(method)
+    if (!s) byMethod.set(method, (s = { method, route, statuses: new Map(), buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }))
+    s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1)
+    let i = 0
+    while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++
+    if (i < BUCKETS.length) s.buckets[i]!++
+    s.sum += seconds
+    s.count++
   }
 
   /** The whole exposition; `gauges` are read at scrape time (queues, calls up, backlog). */
   render(gauges: { name: string; help: string; samples: { labels?: Record<string, string>; value: number }[] }[]): string {
     const out: string[] = []
+    const all = [...this.series.values()].flatMap((m) => [...m.values()])
     out.push('# HELP dialer_http_requests_total HTTP requests by route and status.', '# TYPE dialer_http_requests_total counter')
-    for (const [name, n] of this.requests) {
-      const [key, status] = name.split('|') as [string, string]
-      const [method, route] = key.split(' ') as [string, string]
-      out.push(`dialer_http_requests_total{method="${method}",route="${label(route)}",status="${status}"} ${n}`)
+    for (const s of all) {
+      for (const [status, n] of s.statuses) {
+        out.push(`dialer_http_requests_total{method="${s.method}",route="${label(s.route)}",status="${status}"} ${n}`)
+      }
     }
     out.push('# HELP dialer_http_request_duration_seconds Request latency by route.', '# TYPE dialer_http_request_duration_seconds histogram')
-    for (const [key, h] of this.latency) {
-      const [method, route] = key.split(' ') as [string, string]
-      const base = `method="${method}",route="${label(route)}"`
-      BUCKETS.forEach((le, i) => out.push(`dialer_http_request_duration_seconds_bucket{${base},le="${le}"} ${h.counts[i]}`))
-      out.push(`dialer_http_request_duration_seconds_bucket{${base},le="+Inf"} ${h.count}`)
-      out.push(`dialer_http_request_duration_seconds_sum{${base}} ${h.sum}`, `dialer_http_request_duration_seconds_count{${base}} ${h.count}`)
+    for (const s of all) {
+      const base = `method="${s.method}",route="${label(s.route)}"`
+      let cumulative = 0
+      BUCKETS.forEach((le, i) => {
+        cumulative += s.buckets[i]!
+        out.push(`dialer_http_request_duration_seconds_bucket{${base},le="${le}"} ${cumulative}`)
+      })
+      out.push(`dialer_http_request_duration_seconds_bucket{${base},le="+Inf"} ${s.count}`)
+      out.push(`dialer_http_request_duration_seconds_sum{${base}} ${s.sum}`, `dialer_http_request_duration_seconds_count{${base}} ${s.count}`)
     }
     for (const gauge of gauges) {
       out.push(`# HELP ${gauge.name} ${gauge.help}`, `# TYPE ${gauge.name} gauge`)

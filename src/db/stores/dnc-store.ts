@@ -1,5 +1,6 @@
 import { and, desc, eq, like, lt, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
+import { BloomFilter } from '../bloom-filter'
 import type { Db } from '../client'
 import { dncEntries } from '../schema'
 
@@ -23,15 +24,32 @@ export function dncStore(db: Db, sqlite: Database) {
       eq(dncEntries.livemode, sql.placeholder('livemode')),
       eq(dncEntries.phone, sql.placeholder('phone')),
     )).prepare()
+  // Nearly every number asked about is not listed; the filter answers those without a read.
+  // It only ever holds more than the table (a rolled-back or deleted entry stays a "maybe"),
+  // so a "no" from it is always right. Built on first use, rebuilt larger when full.
+  const allEntries = sqlite.query<{ org_id: string; livemode: number; phone: string }, []>('SELECT org_id, livemode, phone FROM dnc_entries')
+  const entryCount = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM dnc_entries')
+  const filterKey = (orgId: string, livemode: boolean | number, phone: string) => `${orgId}|${livemode ? 1 : 0}|${phone}`
+  let filter: BloomFilter | null = null
+  function membership(): BloomFilter {
+    if (filter && !filter.full) return filter
+    const built = new BloomFilter(Math.max(65_536, entryCount.get()!.n * 2))
+    for (const e of allEntries.iterate()) built.add(filterKey(e.org_id, e.livemode, e.phone))
+    return (filter = built)
+  }
+  const mightBeListed = (scope: DncScope, phone: string) => membership().mightContain(filterKey(scope.orgId, scope.livemode, phone))
   return {
     /** Inserts unless the number is already listed; undefined means it was. */
     insert(row: NewDncEntry): DncEntryRow | undefined {
+      membership().add(filterKey(row.orgId, row.livemode, row.phone))
       return db.insert(dncEntries).values(row).onConflictDoNothing().returning().get()
     },
     isListed(scope: DncScope, phone: string): boolean {
+      if (!mightBeListed(scope, phone)) return false
       return listed.get(scope.orgId, scope.livemode ? 1 : 0, phone) !== null
     },
     findByPhone(scope: DncScope, phone: string): DncEntryRow | undefined {
+      if (!mightBeListed(scope, phone)) return undefined
       return byPhone.get({ orgId: scope.orgId, livemode: scope.livemode ? 1 : 0, phone })
     },
     get(scope: DncScope, id: string): DncEntryRow | undefined {

@@ -14,30 +14,33 @@ export interface TallyEntry {
  * requests since the last count (usage, not billing: minutes come from calls).
  */
 export class RequestTally {
-  private counts = new Map<string, TallyEntry>()
+  // The current quarter's entry per key (keyed by the key id alone: a string the auth cache
+  // hands over each time, so the lookup needs no new string), and entries of past quarters.
+  private current = new Map<string, TallyEntry>()
+  private past: TallyEntry[] = []
 
   count(orgId: string, livemode: boolean, keyId: string, now: number): void {
     const quarter = now - (now % 900_000)
-    const name = `${keyId}|${quarter}`
-    const entry = this.counts.get(name)
-    if (entry) entry.n++
-    else this.counts.set(name, { orgId, livemode, keyId, quarter, n: 1 })
+    const entry = this.current.get(keyId)
+    if (entry && entry.quarter === quarter) {
+      entry.n++
+      return
+    }
+    if (entry) this.past.push(entry)
+    this.current.set(keyId, { orgId, livemode, keyId, quarter, n: 1 })
   }
 
   /** The counts so far, and a fresh start. */
   drain(): TallyEntry[] {
-    const all = [...this.counts.values()]
-    this.counts = new Map()
+    const all = [...this.past, ...this.current.values()]
+    this.current = new Map()
+    this.past = []
     return all
   }
 
   /** Put counts back (the write that drained them did not commit). */
   restore(entries: TallyEntry[]): void {
-    for (const e of entries) {
-      const name = `${e.keyId}|${e.quarter}`
-      const entry = this.counts.get(name)
-      if (entry) entry.n += e.n
-      else this.counts.set(name, { ...e })
-    }
+    // The rollup write adds entries of the same key and quarter together, so duplicates are fine.
+    this.past.push(...entries)
   }
 }
