@@ -19,7 +19,7 @@ const target = join(import.meta.dir, '../src/api/openapi.generated.json')
 
 export function renderOpenApi(): string {
   const services = createServices(
-    loadConfig({ DIALER_DATABASE: ':memory:', DIALER_FAKE_CLOCK: '1', DIALER_ADMIN_TOKEN: 'openapi-generation-only' }),
+    loadConfig({ DIALER_DATABASE: ':memory:', DIALER_FAKE_CLOCK: '1', DIALER_ADMIN_TOKEN: 'openapi-generation-only', DIALER_CHECK_REPLIES: '1' }),
   )
   try {
     const app = createApp(services)

@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, type AnyElysia } from 'elysia'
 import { adminRoutes } from './admin/routes'
 import { callRoutes, recordingRoutes } from './api/calls/routes'
 import { campaignRoutes } from './api/campaigns/routes'
@@ -18,7 +18,7 @@ import type { Services } from './services'
 export function createApp(s: Services) {
   // normalize off: unknown fields are refused, not dropped. encodeSchema off: replies are plain
   // JSON values, so they are checked against their schema, not encoded through it row by row.
-  return new Elysia({ normalize: false, encodeSchema: false })
+  const app = new Elysia({ normalize: false, encodeSchema: false })
     .use(requestPipeline(s))
     .use(healthRoutes(s))
     .use(docsRoutes(s.config.publicUrl))
@@ -26,6 +26,22 @@ export function createApp(s: Services) {
     .use(exportDownloadRoutes(s))
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))
     .use(adminRoutes(s))
+  if (!s.config.checkReplies) skipReplyChecks(app)
+  return app
+}
+
+/**
+ * Reply schemas stay on the routes (they are the OpenAPI document) but are not checked at run
+ * time unless DIALER_CHECK_REPLIES is on. Elysia skips a schema marked `noValidate`; each is
+ * replaced by a marked copy, so schema objects shared between routes stay as they are.
+ * Runs before the first request, when Elysia compiles each route from these hooks.
+ */
+function skipReplyChecks(app: AnyElysia): void {
+  for (const route of app.routes) {
+    const replies = (route.hooks as { response?: Record<string, object> }).response
+    if (!replies) continue
+    for (const status of Object.keys(replies)) replies[status] = { ...replies[status], noValidate: true }
+  }
 }
 
 export type App = ReturnType<typeof createApp>

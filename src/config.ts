@@ -17,6 +17,8 @@ export interface Config {
   readonly authFailuresPerMinute: number
   readonly trustProxy: boolean
   readonly logRequests: boolean
+  /** Check every reply against its route's schema before it is sent (tests). */
+  readonly checkReplies: boolean
   readonly apiVersion: string
   /** How long a stop waits for requests in flight before closing their connections. */
   readonly shutdownGraceMs: number
@@ -71,6 +73,10 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   const trustProxy = flag(pick('trust-proxy', 'DIALER_TRUST_PROXY') ?? '0', 'DIALER_TRUST_PROXY')
   // On: one JSON line per request on stdout.
   const logRequests = flag(pick('log-requests', 'DIALER_LOG_REQUESTS') ?? '1', 'DIALER_LOG_REQUESTS')
+  // Off: replies are sent as built. On: each is checked against its documented schema first and
+  // one that breaks it becomes a 500. The test suite runs with it on; serving leaves it off, as
+  // checking a page of 50 calls costs about as much as building it.
+  const checkReplies = flag(pick('check-replies', 'DIALER_CHECK_REPLIES') ?? '0', 'DIALER_CHECK_REPLIES')
   // The api_version date stamped on every event.
   const apiVersion = pick('api-version', 'DIALER_API_VERSION') ?? '2026-11-01'
   if (!/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) throw new ConfigError('DIALER_API_VERSION must be a date, YYYY-MM-DD')
@@ -81,7 +87,7 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   return Object.freeze({
     port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
     webhookAllowPrivate, synchronous: synchronousRaw, authFailuresPerMinute, trustProxy,
-    logRequests, apiVersion, shutdownGraceMs,
+    logRequests, checkReplies, apiVersion, shutdownGraceMs,
   })
 }
 

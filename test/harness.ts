@@ -48,6 +48,7 @@ export function testConfig(env: Record<string, string> = {}): Readonly<Config> {
     DIALER_FAKE_CLOCK: '1',
     DIALER_ADMIN_TOKEN: ADMIN_TOKEN,
     DIALER_LOG_REQUESTS: '0',
+    DIALER_CHECK_REPLIES: '1',
     DIALER_AUTH_FAILURES_PER_MINUTE: '100000',
     ...env,
   })

@@ -11,6 +11,33 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 // Drizzle's base Column returns the driver value unchanged; subclasses (JSON, boolean) override it.
 const identityMapper = (Column.prototype as unknown as { mapFromDriverValue: unknown }).mapFromDriverValue
 
+/**
+ * Small JSON values repeat from row to row (a call's owner, who handled it, who started it:
+ * a few people and shapes across a page of 50), so each distinct text is parsed once and
+ * the frozen result shared. Larger values (an intent with its excerpt) are parsed each time.
+ */
+function sharedJson(parse: (value: unknown) => unknown): (value: unknown) => unknown {
+  const known = new Map<string, unknown>()
+  return (value) => {
+    if (typeof value !== 'string' || value.length > 200) return parse(value)
+    let parsed = known.get(value)
+    if (parsed === undefined) {
+      if (known.size >= 5_000) known.clear()
+      parsed = deepFreeze(parse(value))
+      known.set(value, parsed)
+    }
+    return parsed
+  }
+}
+
+function deepFreeze<V>(value: V): V {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}
+
 export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
   type Row = T['$inferSelect']
   type Insert = T['$inferInsert']
@@ -27,19 +54,44 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
 
   // Most columns come back as stored; only JSON and boolean columns need their mapper (a row of
   // a page of 50 calls decodes 32 columns, so the skipped calls add up).
-  const readers = columns.map(({ key, column, name }) => ({
-    key,
-    name,
-    map: Object.getPrototypeOf(column).mapFromDriverValue === identityMapper ? null : (value: unknown) => column.mapFromDriverValue(value),
-  }))
+  const mapperOf = (column: Column) => {
+    if (Object.getPrototypeOf(column).mapFromDriverValue === identityMapper) return null
+    const map = (value: unknown) => column.mapFromDriverValue(value)
+    return column.dataType === 'json' ? sharedJson(map) : map
+  }
 
-  function decode(raw: Record<string, unknown>): Row {
-    const row: Record<string, unknown> = {}
-    for (const { key, name, map } of readers) {
-      const value = raw[name]
-      row[key] = value === null || value === undefined ? null : map ? map(value) : value
+  /**
+   * Rows are read as value arrays (bun:sqlite builds those far faster than keyed objects) and
+   * turned into row objects by a function generated per column list: one object literal, so
+   * every row has the same shape. Cached by the list of keys.
+   */
+  interface Reader<R> {
+    select: string
+    decode: (values: unknown[]) => R
+  }
+  const readers = new Map<string, Reader<unknown>>()
+  function readerOf<R>(keys: readonly string[]): Reader<R> {
+    const name = keys.join(',')
+    let reader = readers.get(name)
+    if (!reader) {
+      const chosen = keys.map((key) => byKey.get(key)!)
+      const maps = chosen.map((c) => mapperOf(c.column))
+      const fields = chosen.map((c, i) =>
+        `${JSON.stringify(c.key)}: v[${i}] == null ? null : ${maps[i] ? `m[${i}](v[${i}])` : `v[${i}]`}`,
+      )
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the generated decoder, built from schema keys only
+      const decode = new Function('m', `return function decode(v) { return { ${fields.join(', ')} } }`)(maps) as (values: unknown[]) => unknown
+      reader = { select: chosen.map((c) => quoted(c.name)).join(', '), decode }
+      readers.set(name, reader)
     }
-    return row as Row
+    return reader as Reader<R>
+  }
+  const allKeys = columns.map((c) => c.key)
+  const whole = () => readerOf<Row>(allKeys)
+
+  /** A row read by name (SELECT * elsewhere) into the schema's keys. */
+  function decode(raw: Record<string, unknown>): Row {
+    return whole().decode(columns.map((c) => raw[c.name]))
   }
 
   return {
@@ -64,22 +116,30 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
       const keys = Object.keys(changes).filter((k) => (changes as Record<string, unknown>)[k] !== undefined)
       const idName = byKey.get(idColumn)!.name
       if (keys.length === 0) return this.selectOne(`${quoted(idName)} = ?`, [id])
+      const reader = whole()
       const set = keys.map((k) => `${quoted(byKey.get(k)!.name)} = ?`).join(', ')
-      const statement = sqlite.query(`UPDATE ${quoted(tableName)} SET ${set} WHERE ${quoted(idName)} = ? RETURNING *`)
+      const statement = sqlite.query(`UPDATE ${quoted(tableName)} SET ${set} WHERE ${quoted(idName)} = ? RETURNING ${reader.select}`)
       const params = keys.map((k) => toDriver(byKey.get(k)!.column, (changes as Record<string, unknown>)[k]))
-      const raw = statement.get(...params, id) as Record<string, unknown> | null
-      return raw ? decode(raw) : undefined
+      const values = statement.values(...params, id)[0]
+      return values ? reader.decode(values) : undefined
     },
 
     /** One row by a WHERE clause of column names and ? placeholders (statement cached by text). */
     selectOne(where: string, params: SQLQueryBindings[]): Row | undefined {
-      const raw = sqlite.query(`SELECT * FROM ${quoted(tableName)} WHERE ${where} LIMIT 1`).get(...params) as Record<string, unknown> | null
-      return raw ? decode(raw) : undefined
+      const reader = whole()
+      const values = sqlite.query(`SELECT ${reader.select} FROM ${quoted(tableName)} WHERE ${where} LIMIT 1`).values(...params)[0]
+      return values ? reader.decode(values) : undefined
     },
 
     selectAll(where: string, params: SQLQueryBindings[], tail = ''): Row[] {
-      const rows = sqlite.query(`SELECT * FROM ${quoted(tableName)} WHERE ${where} ${tail}`).all(...params) as Record<string, unknown>[]
-      return rows.map(decode)
+      return this.selectColumns(allKeys as (keyof Row & string)[], where, params, tail) as Row[]
+    },
+
+    /** Only the given columns (a list page that shows a few of a wide row's columns). */
+    selectColumns<K extends keyof Row & string>(keys: readonly K[], where: string, params: SQLQueryBindings[], tail = ''): Pick<Row, K>[] {
+      const reader = readerOf<Pick<Row, K>>(keys)
+      const rows = sqlite.query(`SELECT ${reader.select} FROM ${quoted(tableName)} WHERE ${where} ${tail}`).values(...params)
+      return rows.map(reader.decode)
     },
   }
 }

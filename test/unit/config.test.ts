@@ -30,6 +30,7 @@ describe('loadConfig: defaults', () => {
       authFailuresPerMinute: 20,
       trustProxy: false,
       logRequests: true,
+      checkReplies: false,
       apiVersion: '2026-11-01',
       shutdownGraceMs: 10_000,
     })

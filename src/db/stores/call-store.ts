@@ -7,6 +7,14 @@ import { calls, callTranscripts, type TranscriptLine } from '../schema'
 export type CallRow = typeof calls.$inferSelect
 export type NewCall = typeof calls.$inferInsert
 
+/** The columns a Call object shows (the list reads only these: each column read costs). */
+export const CALL_VIEW_COLUMNS = [
+  'id', 'leadId', 'livemode', 'campaignId', 'direction', 'status', 'outcome', 'outcomeLabel', 'note', 'durationSeconds',
+  'started', 'answered', 'ended', 'updated', 'handledBy', 'owner', 'tthSeconds', 'callbackAt', 'recordingAvailable',
+  'transcriptAvailable', 'startedBy',
+] as const satisfies readonly (keyof CallRow)[]
+export type CallViewRow = Pick<CallRow, (typeof CALL_VIEW_COLUMNS)[number]>
+
 export interface CallFilter {
   orgId: string
   livemode: boolean
@@ -106,9 +114,10 @@ export function callStore(db: Db, sqlite: Database) {
      * Newest first. Through the codec with SQL written here (cached per filter shape): the
      * query builder and its row mapping cost about 10 us a row, most of a GET /calls page.
      */
-    list(filter: CallFilter, limit: number): CallRow[] {
+    list(filter: CallFilter, limit: number): CallViewRow[] {
       const { clause, params } = whereSql(filter)
-      return rows.selectAll(clause, [...params, limit], 'ORDER BY id DESC LIMIT ?')
+      params.push(limit)
+      return rows.selectColumns(CALL_VIEW_COLUMNS, clause, params, 'ORDER BY id DESC LIMIT ?')
     },
     /** The lead fields of several calls at once, by lead id. */
     leadsOf(leadIds: readonly string[]): Map<string, CallLead> {

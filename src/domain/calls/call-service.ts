@@ -1,5 +1,5 @@
 import type { HandledBy, Person } from '../../db/schema'
-import type { CallFilter, CallRow } from '../../db/stores/call-store'
+import type { CallFilter, CallRow, CallViewRow } from '../../db/stores/call-store'
 import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadRow } from '../../db/stores/lead-store'
 import type { Stores } from '../../db/stores'
@@ -51,7 +51,7 @@ export function callService(deps: {
 
   const view = (row: CallRow) => callView(row, calls.lead(row.leadId))
   /** Views of a page of calls, their leads read in one query. */
-  const views = (rows: CallRow[]) => {
+  const views = (rows: CallViewRow[]) => {
     const leadsById = calls.leadsOf(rows.map((r) => r.leadId))
     return rows.map((row) => callView(row, leadsById.get(row.leadId)))
   }
@@ -298,7 +298,7 @@ export function callService(deps: {
       return row
     },
 
-    list(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'>, limit: number): CallRow[] {
+    list(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'>, limit: number): CallViewRow[] {
       return calls.list(scopeFilter(principal, filter), limit)
     },
 

@@ -1,8 +1,8 @@
-import type { CallLead, CallRow } from '../../db/stores/call-store'
+import type { CallLead, CallViewRow } from '../../db/stores/call-store'
 import { iso, isoOrNull } from '../../jobs/clock'
 
 /** The Call object of the spec, as GET /calls/{id} returns it and call events carry it. */
-export function callView(row: CallRow, lead: CallLead | undefined) {
+export function callView(row: CallViewRow, lead: CallLead | undefined) {
   return {
     id: row.id,
     object: 'call' as const,
