@@ -81,39 +81,132 @@ async function runSafely(what: string, task: Task): Promise<void> {
 
 // setTimeout takes at most 2^31-1 ms; longer waits are re-armed in steps.
 const MAX_TIMEOUT = 2_147_000_000
+/** One-shot tasks run together at most this many at a time; the rest go on in the next turn. */
+const MAX_BATCH = 100
 
+interface RealTimer {
+  when: number
+  seq: number
+  task: Task
+  cancelled: boolean
+}
+
+/** A binary min-heap of timers by time, then by order of scheduling. */
+class TimerHeap {
+  private readonly items: RealTimer[] = []
+
+  get size(): number {
+    return this.items.length
+  }
+
+  push(timer: RealTimer): void {
+    const items = this.items
+    items.push(timer)
+    let i = items.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!before(items[i]!, items[parent]!)) break
+      ;[items[i], items[parent]] = [items[parent]!, items[i]!]
+      i = parent
+    }
+  }
+
+  /** The earliest timer not cancelled (cancelled ones at the top are dropped on the way). */
+  peek(): RealTimer | undefined {
+    while (this.items.length > 0 && this.items[0]!.cancelled) this.pop()
+    return this.items[0]
+  }
+
+  pop(): RealTimer | undefined {
+    const items = this.items
+    const top = items[0]
+    const last = items.pop()
+    if (items.length > 0 && last) {
+      items[0] = last
+      let i = 0
+      for (;;) {
+        const left = 2 * i + 1
+        const right = left + 1
+        let least = i
+        if (left < items.length && before(items[left]!, items[least]!)) least = left
+        if (right < items.length && before(items[right]!, items[least]!)) least = right
+        if (least === i) break
+        ;[items[i], items[least]] = [items[least]!, items[i]!]
+        i = least
+      }
+    }
+    return top
+  }
+
+  clear(): void {
+    this.items.length = 0
+  }
+}
+
+const before = (a: RealTimer, b: RealTimer) => a.when < b.when || (a.when === b.when && a.seq < b.seq)
+
+/**
+ * One-shot tasks wait in a heap behind a single timer. Whatever is due when it fires runs as
+ * one batch inside `unitOfWork` (the service passes its SQLite transaction): at a thousand calls
+ * up, many carrier events come due in the same millisecond, and each one committing on its own
+ * cost more than the work itself. A task's own transaction becomes a savepoint of the batch,
+ * so a task that fails rolls back alone; a batch whose commit fails is logged (its tasks'
+ * writes are lost with it, as a lone task's would be).
+ */
 export class RealScheduler extends BaseScheduler {
   readonly clock: Clock
   private readonly crons: Cron[] = []
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>()
+  private readonly heap = new TimerHeap()
+  private seq = 0
+  private armed: { at: number; timer: ReturnType<typeof setTimeout> } | null = null
   private stopped = false
 
-  constructor(clock: Clock) {
+  constructor(clock: Clock, private readonly unitOfWork: (work: () => void) => void = (work) => work()) {
     super()
     this.clock = clock
   }
 
   at(when: number, task: Task): () => void {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    let cancelled = false
-    const arm = () => {
-      if (cancelled || this.stopped) return
-      const wait = Math.max(0, when - this.clock.now())
-      timer = setTimeout(() => {
-        if (timer) this.timers.delete(timer)
-        if (when - this.clock.now() > 0) return arm()
-        void runSafely('timer', task)
-      }, Math.min(wait, MAX_TIMEOUT))
-      this.timers.add(timer)
-    }
-    arm()
+    const timer: RealTimer = { when, seq: this.seq++, task, cancelled: false }
+    this.heap.push(timer)
+    this.arm()
     return () => {
-      cancelled = true
-      if (timer) {
-        clearTimeout(timer)
-        this.timers.delete(timer)
-      }
+      timer.cancelled = true
     }
+  }
+
+  /** Keeps one timer set for the earliest task. */
+  private arm(): void {
+    if (this.stopped) return
+    const next = this.heap.peek()
+    if (!next) return
+    if (this.armed && this.armed.at <= next.when) return
+    if (this.armed) clearTimeout(this.armed.timer)
+    const wait = Math.min(Math.max(0, next.when - this.clock.now()), MAX_TIMEOUT)
+    this.armed = { at: next.when, timer: setTimeout(() => this.fire(), wait) }
+  }
+
+  private fire(): void {
+    this.armed = null
+    if (this.stopped) return
+    const now = this.clock.now()
+    const batch: RealTimer[] = []
+    for (let next = this.heap.peek(); next && next.when <= now && batch.length < MAX_BATCH; next = this.heap.peek()) {
+      batch.push(this.heap.pop()!)
+    }
+    let started = 0
+    try {
+      if (batch.length > 0) {
+        this.unitOfWork(() => {
+          for (; started < batch.length; started++) if (!batch[started]!.cancelled) void runSafely('timer', batch[started]!.task)
+        })
+      }
+    } catch (error) {
+      logger.error('task_batch_failed', { tasks: batch.length, error: String(error instanceof Error ? error.stack : error) })
+      // Tasks the failed batch never reached still run, each on its own.
+      for (const timer of batch.slice(started)) if (!timer.cancelled) void runSafely('timer', timer.task)
+    }
+    this.arm()
   }
 
   override every(job: PeriodicJob): void {
@@ -126,8 +219,9 @@ export class RealScheduler extends BaseScheduler {
   stop(): void {
     this.stopped = true
     for (const cron of this.crons) cron.stop()
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    if (this.armed) clearTimeout(this.armed.timer)
+    this.armed = null
+    this.heap.clear()
   }
 }
 

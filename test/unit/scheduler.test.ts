@@ -317,6 +317,98 @@ describe('RealScheduler', () => {
     }
   })
 
+  test('tasks due together run in time order, then scheduling order, as one unit of work', async () => {
+    const units: string[][] = []
+    let current: string[] | null = null
+    const scheduler = new RealScheduler(systemClock, (work) => {
+      current = []
+      work()
+      units.push(current)
+      current = null
+    })
+    try {
+      const base = systemClock.now() + 30
+      const done = new Promise<void>((resolve) => {
+        scheduler.at(base + 1, () => void current?.push('c'))
+        scheduler.at(base, () => void current?.push('a'))
+        scheduler.at(base, () => void current?.push('b'))
+        scheduler.at(base + 1, () => {
+          current?.push('d')
+          resolve()
+        })
+      })
+      // Still pending when their time comes: a busy loop past it, so all four are due at once.
+      while (systemClock.now() < base + 5) {}
+      await done
+      expect(units).toEqual([['a', 'b', 'c', 'd']])
+    } finally {
+      scheduler.stop()
+    }
+  })
+
+  test('a failing task does not stop the others of its batch', async () => {
+    const scheduler = new RealScheduler(systemClock, (work) => work())
+    try {
+      const ran: string[] = []
+      const when = systemClock.now() + 10
+      const done = new Promise<void>((resolve) => {
+        scheduler.at(when, () => {
+          throw new Error('task failed on purpose')
+        })
+        scheduler.at(when, () => {
+          ran.push('after')
+          resolve()
+        })
+      })
+      await done
+      expect(ran).toEqual(['after'])
+    } finally {
+      scheduler.stop()
+    }
+  })
+
+  test('when the unit of work itself fails, the tasks still run one by one', async () => {
+    const scheduler = new RealScheduler(systemClock, () => {
+      throw new Error('BEGIN failed')
+    })
+    try {
+      const ran: number[] = []
+      const when = systemClock.now() + 10
+      await new Promise<void>((resolve) => {
+        scheduler.at(when, () => void ran.push(1))
+        scheduler.at(when, () => {
+          ran.push(2)
+          resolve()
+        })
+      })
+      expect(ran).toEqual([1, 2])
+    } finally {
+      scheduler.stop()
+    }
+  })
+
+  test('an earlier task scheduled later still runs first; far-off tasks wait', async () => {
+    const scheduler = new RealScheduler(systemClock)
+    try {
+      const order: string[] = []
+      let ranFar = false
+      scheduler.at(systemClock.now() + 60_000, () => {
+        ranFar = true
+      })
+      await new Promise<void>((resolve) => {
+        scheduler.at(systemClock.now() + 40, () => {
+          order.push('late')
+          resolve()
+        })
+        scheduler.at(systemClock.now() + 5, () => void order.push('early'))
+      })
+      expect(order).toEqual(['early', 'late'])
+      expect(ranFar).toBe(false)
+    } finally {
+      scheduler.stop()
+    }
+  })
+
   test('runNow works on the real scheduler too', async () => {
     const scheduler = new RealScheduler(systemClock)
     try {
