@@ -199,7 +199,7 @@ export function leadService(deps: {
         wait = 0
       }
     }
-    return apiLead(row, { placeInLine: place, estimatedWaitSeconds: wait, calls: hooks.recentCalls(row.id) })
+    return apiLead(row, { placeInLine: place, estimatedWaitSeconds: wait, calls: recentCallsOf(row) })
   }
 
   function placeOf(row: LeadRow): number | null {
@@ -208,6 +208,10 @@ export function leadService(deps: {
     return queues.placeInLine(row.campaignId, row.livemode, row.id, row.queueKey)
   }
 
+  // Every call starts with beginCall (same transaction), so a lead never attempted has none;
+  // intake replies and lead.created/lead.queued then skip the read.
+  const recentCallsOf = (row: LeadRow): LeadCallSummary[] => (row.attempts === 0 ? [] : hooks.recentCalls(row.id))
+
   function emit(type: EventType, row: LeadRow, extra: Record<string, unknown> = {}): void {
     events.record({
       type,
@@ -215,7 +219,7 @@ export function leadService(deps: {
       livemode: row.livemode,
       campaignId: row.campaignId,
       objectId: row.id,
-      object: { ...eventLead(row, { calls: hooks.recentCalls(row.id) }), ...extra },
+      object: { ...eventLead(row, { calls: recentCallsOf(row) }), ...extra },
     })
   }
 
