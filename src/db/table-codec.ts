@@ -70,8 +70,9 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
     decode: (values: unknown[]) => R
   }
   const readers = new Map<string, Reader<unknown>>()
-  function readerOf<R>(keys: readonly string[]): Reader<R> {
-    const name = keys.join(',')
+  /** `alias` qualifies the column names (`c."id"`) for a query that joins another table. */
+  function readerOf<R>(keys: readonly string[], alias = ''): Reader<R> {
+    const name = `${alias}:${keys.join(',')}`
     let reader = readers.get(name)
     if (!reader) {
       const chosen = keys.map((key) => byKey.get(key)!)
@@ -81,7 +82,7 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
       )
       // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the generated decoder, built from schema keys only
       const decode = new Function('m', `return function decode(v) { return { ${fields.join(', ')} } }`)(maps) as (values: unknown[]) => unknown
-      reader = { select: chosen.map((c) => quoted(c.name)).join(', '), decode }
+      reader = { select: chosen.map((c) => (alias ? `${alias}.` : '') + quoted(c.name)).join(', '), decode }
       readers.set(name, reader)
     }
     return reader as Reader<R>
@@ -133,6 +134,14 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
 
     selectAll(where: string, params: SQLQueryBindings[], tail = ''): Row[] {
       return this.selectColumns(allKeys as (keyof Row & string)[], where, params, tail) as Row[]
+    },
+
+    /**
+     * The SELECT list and decoder for some columns, for a query written by the store (a join):
+     * `decode` reads the first keys.length values of a row and ignores any after them.
+     */
+    columns<K extends keyof Row & string>(keys: readonly K[], alias: string): Reader<Pick<Row, K>> {
+      return readerOf<Pick<Row, K>>(keys, alias)
     },
 
     /** Only the given columns (a list page that shows a few of a wide row's columns). */

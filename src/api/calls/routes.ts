@@ -53,8 +53,7 @@ export const callRoutes = (s: Services) =>
           return { data: s.calls.views(rows), pagination: { offset, limit, total } }
         }
         const rows = s.calls.list(principal, { ...filter, startingAfter: query.starting_after }, limit + 1)
-        const page = listReply(rows, limit, (row) => row)
-        return { data: s.calls.views(page.data), meta: page.meta }
+        return listReply(rows, limit, s.calls.listedView)
       },
       {
         permission: 'calls:read',

@@ -1,5 +1,5 @@
 import type { HandledBy, Person } from '../../db/schema'
-import type { CallFilter, CallRow, CallViewRow } from '../../db/stores/call-store'
+import type { CallFilter, CallRow, CallViewRow, ListedCall } from '../../db/stores/call-store'
 import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadRow } from '../../db/stores/lead-store'
 import type { Stores } from '../../db/stores'
@@ -298,9 +298,12 @@ export function callService(deps: {
       return row
     },
 
-    list(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'>, limit: number): CallViewRow[] {
+    /** Newest first, each call with its lead's fields (shown with `listedView`). */
+    list(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'>, limit: number): ListedCall[] {
       return calls.list(scopeFilter(principal, filter), limit)
     },
+
+    listedView: (row: ListedCall) => callView(row, row.lead ?? undefined),
 
     page(principal: Principal, filter: Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'> & { status?: string }, offset: number, limit: number) {
       return calls.page({ ...scopeFilter(principal, filter), status: filter.status }, offset, limit)
