@@ -12,9 +12,10 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 const identityMapper = (Column.prototype as unknown as { mapFromDriverValue: unknown }).mapFromDriverValue
 
 /**
- * Small JSON values repeat from row to row (a call's owner, who handled it, who started it:
- * a few people and shapes across a page of 50), so each distinct text is parsed once and
- * the frozen result shared. Larger values (an intent with its excerpt) are parsed each time.
+ * For JSON columns whose values repeat from row to row (a call's owner, who handled it, who
+ * started it: a few people and shapes across a page of 50): each distinct text is parsed once
+ * and the frozen result shared. Larger values are parsed each time. Columns whose values are
+ * mostly unique (a lead's custom fields) are not worth it and are not shared.
  */
 function sharedJson(parse: (value: unknown) => unknown): (value: unknown) => unknown {
   const known = new Map<string, unknown>()
@@ -38,7 +39,7 @@ function deepFreeze<V>(value: V): V {
   return value
 }
 
-export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
+export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T, options: { sharedJson?: readonly (keyof T['$inferSelect'] & string)[] } = {}) {
   type Row = T['$inferSelect']
   type Insert = T['$inferInsert']
   const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, column: column as Column, name: column.name }))
@@ -54,10 +55,11 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
 
   // Most columns come back as stored; only JSON and boolean columns need their mapper (a row of
   // a page of 50 calls decodes 32 columns, so the skipped calls add up).
-  const mapperOf = (column: Column) => {
+  const shared = new Set<string>(options.sharedJson ?? [])
+  const mapperOf = (key: string, column: Column) => {
     if (Object.getPrototypeOf(column).mapFromDriverValue === identityMapper) return null
     const map = (value: unknown) => column.mapFromDriverValue(value)
-    return column.dataType === 'json' ? sharedJson(map) : map
+    return shared.has(key) ? sharedJson(map) : map
   }
 
   /**
@@ -76,7 +78,7 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T) {
     let reader = readers.get(name)
     if (!reader) {
       const chosen = keys.map((key) => byKey.get(key)!)
-      const maps = chosen.map((c) => mapperOf(c.column))
+      const maps = chosen.map((c) => mapperOf(c.key, c.column))
       const fields = chosen.map((c, i) =>
         `${JSON.stringify(c.key)}: v[${i}] == null ? null : ${maps[i] ? `m[${i}](v[${i}])` : `v[${i}]`}`,
       )

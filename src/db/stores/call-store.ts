@@ -41,7 +41,8 @@ export interface CallLead {
 
 export function callStore(db: Db, sqlite: Database) {
   // Every call is written several times as it goes: the codec's cached statements.
-  const rows = tableCodec(sqlite, calls)
+  // A page of calls repeats a few owners and shapes: parsed once, shared (frozen).
+  const rows = tableCodec(sqlite, calls, { sharedJson: ['handledBy', 'owner', 'startedBy'] })
   const leadOf = sqlite.query<{ id: string; external_id: string | null; name: string | null; phone: string }, [string]>(
     'SELECT id, external_id, name, phone FROM leads WHERE id = ?',
   )
