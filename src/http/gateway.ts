@@ -130,7 +130,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
       }
-      response = await app.handle(request)
+      response = await app.fetch(request)
     } catch (error) {
       response = errorResponse(toApiError('UNKNOWN', error), state.id, state.replyHeaders)
     } finally {

@@ -64,20 +64,18 @@ export class RequestRateLimiter {
     }
 
     const limit = Math.min(limits.requestsPerMinute, limits.planRequestsPerMinute)
-    const remainingNow = () =>
-      Math.max(0, Math.min(limits.requestsPerMinute - key.count, limits.planRequestsPerMinute - org.count))
 
     if (key.count >= limits.requestsPerMinute || org.count >= limits.planRequestsPerMinute) {
       return { allowed: false, retryAfter: reset, limit, remaining: 0, reset }
     }
     if (key.tokens < 1) {
       const retryAfter = Math.max(1, Math.ceil((1 - key.tokens) / perMs / 1000))
-      return { allowed: false, retryAfter, limit, remaining: remainingNow(), reset }
+      return { allowed: false, retryAfter, limit, remaining: remainingOf(limits, key, org), reset }
     }
     key.count++
     org.count++
     key.tokens -= 1
-    return { allowed: true, limit, remaining: remainingNow(), reset }
+    return { allowed: true, limit, remaining: remainingOf(limits, key, org), reset }
   }
 
   /** The headers' figures without taking a request (for replies refused before the limiter). */
@@ -99,6 +97,10 @@ export class RequestRateLimiter {
   forget(keyId: string): void {
     this.keys.delete(keyId)
   }
+}
+
+function remainingOf(limits: { requestsPerMinute: number; planRequestsPerMinute: number }, key: KeyWindow, org: CountWindow): number {
+  return Math.max(0, Math.min(limits.requestsPerMinute - key.count, limits.planRequestsPerMinute - org.count))
 }
 
 /** Counts in fixed clock-minute windows per name; used for new leads per key and failed auth per address. */

@@ -24,10 +24,11 @@ export interface RequestState {
 
 const states = new WeakMap<Request, RequestState>()
 
-// A random prefix per process start plus a counter: unique across restarts, and cheap.
-const bootPrefix = randomBytes(6).toString('hex')
-let counter = 0
-export const newRequestId = (): string => `req_${bootPrefix}${(counter++).toString(16).padStart(12, '0')}`
+// A random prefix per process start plus a counter: unique across restarts, and cheap. The
+// counter starts at 2^48, so its hex form is always 13 digits wide without padding.
+const bootPrefix = `req_${randomBytes(6).toString('hex')}`
+let counter = 2 ** 48
+export const newRequestId = (): string => bootPrefix + (counter++).toString(16)
 
 export function startRequest(request: Request, pathname: string, clientAddress: () => string): RequestState {
   const id = newRequestId()
