@@ -76,7 +76,7 @@ export interface ServiceOptions {
 }
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
-  const database = openDatabase(config.databasePath, { synchronous: config.synchronous })
+  const database = openDatabase(config.databasePath, { synchronous: config.synchronous, groupCommits: config.groupCommits })
   migrate(database)
   const stores = createStores(database)
 

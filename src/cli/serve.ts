@@ -42,8 +42,15 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
     if (stopping) return
     stopping = true
     logger.info('stopping', { signal })
-    // Stop taking new connections; requests already in flight finish first (within the grace).
-    const drained = await Promise.race([server.stop(false).then(() => true), Bun.sleep(config.shutdownGraceMs).then(() => false)])
+    // Stop taking new connections; requests already in flight finish first (within the grace):
+    // the server's connections closed and every request the gateway took answered (a reply
+    // may still wait for its grouped commit).
+    const answered = async () => {
+      await server.stop(false)
+      while (handle.inFlight() > 0) await Bun.sleep(5)
+      return true
+    }
+    const drained = await Promise.race([answered(), Bun.sleep(config.shutdownGraceMs).then(() => false)])
     if (!drained) {
       logger.warn('shutdown_grace_over', { grace_ms: config.shutdownGraceMs })
       await server.stop(true)

@@ -23,13 +23,43 @@ export interface DatabaseHandle {
   /**
    * Runs `effect` once the outermost transaction commits (at once outside a transaction);
    * dropped if it rolls back. In-memory indexes (the dial queues) follow SQLite this way.
+   * Grouped, "commits" means released into the turn's group: replies built right after see
+   * the effect, and are held until the group commits (a group that fails to commit stops
+   * the process, so no client sees state that was not written).
    */
   afterCommit(effect: () => void): void
+  /**
+   * With grouped commits: the commit that will make the writes done so far durable, or null
+   * when everything is committed. A reply must wait for it (its promise rejects if the commit
+   * failed). Without grouping, always null.
+   */
+  pendingCommit(): Promise<void> | null
+  /** Commits the open group now (before closing, or for a caller that must not wait). */
+  flush(): void
   close(): void
 }
 
 export interface OpenOptions {
   synchronous?: 'NORMAL' | 'FULL'
+  /**
+   * Grouped commits: the outermost transactions of one event-loop turn become savepoints of
+   * one SQLite transaction, committed once at the end of that turn (setImmediate). Replies
+   * wait for `pendingCommit()`. Off: every outermost transaction commits on its own.
+   */
+  groupCommits?: boolean
+  /**
+   * Called when a group's COMMIT fails or SQLite rolled the group back by itself (disk full,
+   * I/O error): writes that requests were told are done are gone, and in-memory state built
+   * from them is wrong. The default stops the process (a restart rebuilds that state from the
+   * database); tests pass their own.
+   */
+  onGroupLost?: (error: unknown) => void
+}
+
+function stopOnLostGroup(error: unknown): void {
+  logger.error('commit_failed_stopping', { error: String(error instanceof Error ? error.message : error) })
+  logger.flush()
+  process.exit(70)
 }
 
 export function openDatabase(path: string, options: OpenOptions = {}): DatabaseHandle {
@@ -57,6 +87,49 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   const rollbackListeners: (() => void)[] = []
   let depth = 0
   let pending: (() => void)[] = []
+  const grouping = options.groupCommits === true
+  const onGroupLost = options.onGroupLost ?? stopOnLostGroup
+  /** The open group: its SQLite transaction is begun, its commit due at the end of this turn. */
+  let group: { committed: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | null = null
+
+  function openGroup(): void {
+    begin.run()
+    let resolve!: () => void
+    let reject!: (error: unknown) => void
+    const committed = new Promise<void>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    // Nobody may be waiting; a lost group is reported through onGroupLost either way.
+    committed.catch(() => {})
+    group = { committed, resolve, reject }
+    setImmediate(commitGroup)
+  }
+
+  function commitGroup(): void {
+    const open = group
+    if (!open) return
+    group = null
+    try {
+      if (!sqlite.inTransaction) throw new Error('SQLite rolled the group back before its commit')
+      commit.run()
+    } catch (error) {
+      lostGroup(open, error)
+      return
+    }
+    open.resolve()
+  }
+
+  function lostGroup(open: NonNullable<typeof group>, error: unknown): void {
+    try {
+      if (sqlite.inTransaction) rollback.run()
+    } catch {
+      // already rolled back
+    }
+    for (const listener of rollbackListeners) listener()
+    open.reject(error)
+    onGroupLost(error)
+  }
   // Cached statements: bun:sqlite's transaction() builds its statements on every call.
   const begin = sqlite.query('BEGIN IMMEDIATE')
   const commit = sqlite.query('COMMIT')
@@ -69,18 +142,24 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
     db,
     transaction<T>(work: () => T): T {
       const outer = depth === 0
+      // Grouped, an outermost transaction is a savepoint of the turn's group.
+      const ownCommit = outer && !grouping
+      if (outer && grouping) {
+        if (group && !sqlite.inTransaction) lostGroup(group, new Error('SQLite rolled the group back'))
+        if (group === null) openGroup()
+      }
       depth++
       let result: T
       try {
-        if (outer) begin.run()
+        if (ownCommit) begin.run()
         else savepoint.run()
         result = work()
-        if (outer) commit.run()
+        if (ownCommit) commit.run()
         else release.run()
       } catch (error) {
         depth--
         try {
-          if (outer) rollback.run()
+          if (ownCommit) rollback.run()
           else {
             rollbackTo.run()
             release.run()
@@ -107,7 +186,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       if (depth === 0) effect()
       else pending.push(effect)
     },
+    pendingCommit: () => group?.committed ?? null,
+    flush: commitGroup,
     close() {
+      commitGroup()
       // The worker closes its connection itself (killing the thread could leave it open a while).
       checkpointer?.postMessage('stop')
       // Folds the WAL back into the main file, so a stopped service leaves one file to copy.
@@ -131,7 +213,13 @@ function startCheckpointer(sqlite: Database, path: string, synchronous: string):
   // root there); from source, the worker file sits beside this one.
   const compiled = import.meta.url.includes('/$bunfs/')
   const url = new URL(compiled ? './db/checkpointer.worker.ts' : './checkpointer.worker.ts', import.meta.url)
-  const fallBack = () => sqlite.run('PRAGMA wal_autocheckpoint = 1000')
+  const fallBack = () => {
+    try {
+      sqlite.run('PRAGMA wal_autocheckpoint = 1000')
+    } catch {
+      // closed meanwhile: nothing left to checkpoint
+    }
+  }
   try {
     const worker = new Worker(url.href)
     worker.addEventListener('error', (event) => {

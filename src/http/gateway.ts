@@ -16,7 +16,10 @@ export const MAX_BODY_BYTES = 1_000_000
 
 export const tooLarge = () => new ApiError('invalid_request', 'The request body is larger than 1 MB.')
 
-export type RequestHandler = (request: Request, server?: Server<unknown> | null) => Promise<Response>
+export type RequestHandler = ((request: Request, server?: Server<unknown> | null) => Promise<Response>) & {
+  /** Requests taken and not yet answered (a stop waits for them before closing the database). */
+  readonly inFlight: () => number
+}
 
 function pathnameOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2)
@@ -118,7 +121,16 @@ function admitAdmin(s: Services, request: Request, state: RequestState): void {
  * of throughput) and makes the slot release a `finally`.
  */
 export function createGateway(s: Services, app: AnyElysia): RequestHandler {
-  return async function handle(request, server) {
+  let inFlight = 0
+  async function handle(request: Request, server?: Server<unknown> | null): Promise<Response> {
+    inFlight++
+    try {
+      return await serveOne(request, server)
+    } finally {
+      inFlight--
+    }
+  }
+  async function serveOne(request: Request, server?: Server<unknown> | null): Promise<Response> {
     const pathname = pathnameOf(request.url)
     let address: string | undefined
     const state = startRequest(request, pathname, () => (address ??= clientAddress(request, server, s.config.trustProxy)))
@@ -131,6 +143,9 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
         if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
       }
       response = await app.fetch(request)
+      // Grouped commits: nothing is answered before the writes it may have seen are durable.
+      const commit = s.database.pendingCommit()
+      if (commit) await commit
     } catch (error) {
       response = errorResponse(toApiError('UNKNOWN', error), state.id, state.replyHeaders)
     } finally {
@@ -154,4 +169,5 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
     }
     return response
   }
+  return Object.assign(handle, { inFlight: () => inFlight })
 }

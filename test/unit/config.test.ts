@@ -27,6 +27,7 @@ describe('loadConfig: defaults', () => {
       simSpeed: 1,
       webhookAllowPrivate: false,
       synchronous: 'NORMAL',
+      groupCommits: true,
       authFailuresPerMinute: 20,
       trustProxy: false,
       logRequests: true,
