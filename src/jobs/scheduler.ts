@@ -83,6 +83,8 @@ async function runSafely(what: string, task: Task): Promise<void> {
 const MAX_TIMEOUT = 2_147_000_000
 /** One-shot tasks run together at most this many at a time; the rest go on in the next turn. */
 const MAX_BATCH = 100
+/** ...and for at most this long, so requests waiting behind a batch are not held up further. */
+const BATCH_BUDGET_MS = 5
 
 interface RealTimer {
   when: number
@@ -147,7 +149,8 @@ const before = (a: RealTimer, b: RealTimer) => a.when < b.when || (a.when === b.
 
 /**
  * One-shot tasks wait in a heap behind a single timer. Whatever is due when it fires runs as
- * one batch inside `unitOfWork` (the service passes its SQLite transaction): at a thousand calls
+ * one batch (at most 100 tasks, about 5 ms; the rest in the next turn) inside `unitOfWork`
+ * (the service passes its SQLite transaction): at a thousand calls
  * up, many carrier events come due in the same millisecond, and each one committing on its own
  * cost more than the work itself. A task's own transaction becomes a savepoint of the batch,
  * so a task that fails rolls back alone; a batch whose commit fails is logged (its tasks'
@@ -195,17 +198,25 @@ export class RealScheduler extends BaseScheduler {
       batch.push(this.heap.pop()!)
     }
     let started = 0
+    const began = performance.now()
     try {
       if (batch.length > 0) {
         this.unitOfWork(() => {
-          for (; started < batch.length; started++) if (!batch[started]!.cancelled) void runSafely('timer', batch[started]!.task)
+          for (; started < batch.length; started++) {
+            // At least one task runs; past the budget the rest wait for the next turn.
+            if (started > 0 && performance.now() - began > BATCH_BUDGET_MS) break
+            if (!batch[started]!.cancelled) void runSafely('timer', batch[started]!.task)
+          }
         })
       }
     } catch (error) {
       logger.error('task_batch_failed', { tasks: batch.length, error: String(error instanceof Error ? error.stack : error) })
       // Tasks the failed batch never reached still run, each on its own.
       for (const timer of batch.slice(started)) if (!timer.cancelled) void runSafely('timer', timer.task)
+      started = batch.length
     }
+    // Over budget: back in the heap, in their order (time, then scheduling).
+    for (const timer of batch.slice(started)) this.heap.push(timer)
     this.arm()
   }
 

@@ -346,6 +346,38 @@ describe('RealScheduler', () => {
     }
   })
 
+  test('a batch stops after about 5 ms; the rest run in the next turn, still in order', async () => {
+    const units: string[][] = []
+    let current: string[] = []
+    const scheduler = new RealScheduler(systemClock, (work) => {
+      current = []
+      work()
+      units.push(current)
+    })
+    try {
+      const when = systemClock.now() + 20
+      const busy = (name: string) => () => {
+        current.push(name)
+        const until = performance.now() + 3
+        while (performance.now() < until) {}
+      }
+      const done = new Promise<void>((resolve) => {
+        for (const name of ['a', 'b', 'c', 'd']) scheduler.at(when, busy(name))
+        scheduler.at(when, () => {
+          current.push('e')
+          resolve()
+        })
+      })
+      while (systemClock.now() < when + 2) {}
+      await done
+      expect(units.flat()).toEqual(['a', 'b', 'c', 'd', 'e'])
+      expect(units.length).toBeGreaterThan(1)
+      expect(Math.max(...units.map((u) => u.length))).toBeLessThanOrEqual(3)
+    } finally {
+      scheduler.stop()
+    }
+  })
+
   test('a failing task does not stop the others of its batch', async () => {
     const scheduler = new RealScheduler(systemClock, (work) => work())
     try {
