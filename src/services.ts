@@ -83,7 +83,8 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const fakeClock = config.fakeClock ? new FakeClock(options.fakeStart) : null
   const clock: Clock = fakeClock ?? systemClock
   const fakeScheduler = fakeClock ? new FakeScheduler(fakeClock) : null
-  const scheduler: Scheduler = fakeScheduler ?? new RealScheduler(clock, (work) => stores.transaction(work))
+  // A timer batch is a big unit of work already: it commits on its own rather than in the turn's group.
+  const scheduler: Scheduler = fakeScheduler ?? new RealScheduler(clock, (work) => database.standalone(work))
 
   const transaction = stores.transaction
   const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock })

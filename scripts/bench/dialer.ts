@@ -145,6 +145,7 @@ async function dialBench(): Promise<DialResult> {
     DIALER_ADMIN_TOKEN: ADMIN_TOKEN,
     DIALER_SIM_SPEED: String(speed),
     DIALER_LOG_REQUESTS: '0',
+    ...(process.env.DIALER_GROUP_COMMITS ? { DIALER_GROUP_COMMITS: process.env.DIALER_GROUP_COMMITS } : {}),
   })
 
   // 1. Organization and campaigns through the services.

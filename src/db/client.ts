@@ -18,6 +18,12 @@ export interface DatabaseHandle {
    * would interleave other requests' statements into this transaction.
    */
   transaction<T>(work: () => T): T
+  /**
+   * Like `transaction`, but never part of a group: the turn's open group is committed first,
+   * then `work` commits on its own. For background batches that are large units of work
+   * already (the scheduler's): inside a group they pay for an extra savepoint level.
+   */
+  standalone<T>(work: () => T): T
   /** Called when a transaction rolls back, so in-memory caches drop what it wrote. */
   onRollback(listener: () => void): void
   /**
@@ -91,6 +97,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   const onGroupLost = options.onGroupLost ?? stopOnLostGroup
   /** The open group: its SQLite transaction is begun, its commit due at the end of this turn. */
   let group: { committed: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | null = null
+  /** Set while a standalone unit of work runs: its outermost transaction commits on its own. */
+  let alone = false
 
   function openGroup(): void {
     begin.run()
@@ -137,14 +145,14 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   const savepoint = sqlite.query('SAVEPOINT nested')
   const release = sqlite.query('RELEASE nested')
   const rollbackTo = sqlite.query('ROLLBACK TO nested')
-  return {
+  const handle: DatabaseHandle = {
     sqlite,
     db,
     transaction<T>(work: () => T): T {
       const outer = depth === 0
       // Grouped, an outermost transaction is a savepoint of the turn's group.
-      const ownCommit = outer && !grouping
-      if (outer && grouping) {
+      const ownCommit = outer && (!grouping || alone)
+      if (outer && grouping && !alone) {
         if (group && !sqlite.inTransaction) lostGroup(group, new Error('SQLite rolled the group back'))
         if (group === null) openGroup()
       }
@@ -179,6 +187,16 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       }
       return result
     },
+    standalone<T>(work: () => T): T {
+      if (depth > 0 || !grouping) return handle.transaction(work)
+      commitGroup()
+      alone = true
+      try {
+        return handle.transaction(work)
+      } finally {
+        alone = false
+      }
+    },
     onRollback(listener) {
       rollbackListeners.push(listener)
     },
@@ -201,6 +219,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       sqlite.close()
     },
   }
+  return handle
 }
 
 /**

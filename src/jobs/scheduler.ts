@@ -84,7 +84,7 @@ const MAX_TIMEOUT = 2_147_000_000
 /** One-shot tasks run together at most this many at a time; the rest go on in the next turn. */
 const MAX_BATCH = 100
 /** ...and for at most this long, so requests waiting behind a batch are not held up further. */
-const BATCH_BUDGET_MS = 5
+const BATCH_BUDGET_MS = 20
 
 interface RealTimer {
   when: number
@@ -149,7 +149,7 @@ const before = (a: RealTimer, b: RealTimer) => a.when < b.when || (a.when === b.
 
 /**
  * One-shot tasks wait in a heap behind a single timer. Whatever is due when it fires runs as
- * one batch (at most 100 tasks, about 5 ms; the rest in the next turn) inside `unitOfWork`
+ * one batch (at most 100 tasks, about 20 ms; the rest in the next turn) inside `unitOfWork`
  * (the service passes its SQLite transaction): at a thousand calls
  * up, many carrier events come due in the same millisecond, and each one committing on its own
  * cost more than the work itself. A task's own transaction becomes a savepoint of the batch,

@@ -97,6 +97,21 @@ describe('grouped commits', () => {
     expect(seenOutside()).toEqual(['next'])
   })
 
+  test('a standalone unit of work commits the open group first, then itself, at once', () => {
+    const { handle, insert, seenOutside } = setUp()
+    handle.transaction(() => insert('grouped'))
+    handle.standalone(() => {
+      insert('alone')
+      // Nested work inside it is a savepoint of it, not a new group.
+      handle.transaction(() => insert('alone, nested'))
+    })
+    expect(seenOutside()).toEqual(['alone', 'alone, nested', 'grouped'])
+    expect(handle.pendingCommit()).toBeNull()
+    // Inside a unit of work it is just a savepoint of that one.
+    handle.transaction(() => handle.standalone(() => insert('inside')))
+    expect(seenOutside()).not.toContain('inside')
+  })
+
   test('without grouping each unit of work commits on its own', () => {
     const { handle, insert, seenOutside } = setUp({ groupCommits: false })
     handle.transaction(() => insert('alone'))
