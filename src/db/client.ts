@@ -129,6 +129,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   }
 
   function lostGroup(open: NonNullable<typeof group>, error: unknown): void {
+    if (group === open) group = null
     try {
       if (sqlite.inTransaction) rollback.run()
     } catch {

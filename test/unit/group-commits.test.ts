@@ -97,6 +97,19 @@ describe('grouped commits', () => {
     expect(seenOutside()).toEqual(['next'])
   })
 
+  test('a group lost before the next unit of work is reported then, and that work gets a fresh group', async () => {
+    const lost: unknown[] = []
+    const { handle, insert, seenOutside } = setUp({ onGroupLost: (error) => lost.push(error) })
+    handle.transaction(() => insert('gone'))
+    const first = handle.pendingCommit()!
+    handle.sqlite.run('ROLLBACK')
+    handle.transaction(() => insert('kept'))
+    await expect(first).rejects.toThrow('rolled the group back')
+    expect(lost).toHaveLength(1)
+    await handle.pendingCommit()
+    expect(seenOutside()).toEqual(['kept'])
+  })
+
   test('a standalone unit of work commits the open group first, then itself, at once', () => {
     const { handle, insert, seenOutside } = setUp()
     handle.transaction(() => insert('grouped'))
