@@ -82,7 +82,7 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T, op
       const fields = chosen.map((c, i) =>
         `${JSON.stringify(c.key)}: v[${i}] == null ? null : ${maps[i] ? `m[${i}](v[${i}])` : `v[${i}]`}`,
       )
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the generated decoder, built from schema keys only
+      // Generated from the schema's own keys (JSON-quoted), never from input.
       const decode = new Function('m', `return function decode(v) { return { ${fields.join(', ')} } }`)(maps) as (values: unknown[]) => unknown
       reader = { select: chosen.map((c) => (alias ? `${alias}.` : '') + quoted(c.name)).join(', '), decode }
       readers.set(name, reader)
@@ -92,14 +92,7 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T, op
   const allKeys = columns.map((c) => c.key)
   const whole = () => readerOf<Row>(allKeys)
 
-  /** A row read by name (SELECT * elsewhere) into the schema's keys. */
-  function decode(raw: Record<string, unknown>): Row {
-    return whole().decode(columns.map((c) => raw[c.name]))
-  }
-
   return {
-    decode,
-
     /** Inserts a row (defaults filled from the schema) and returns it as a select would. */
     insert(values: Insert): Row {
       const row: Record<string, unknown> = {}

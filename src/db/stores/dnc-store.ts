@@ -26,7 +26,8 @@ export function dncStore(db: Db, sqlite: Database) {
     )).prepare()
   // Nearly every number asked about is not listed; the filter answers those without a read.
   // It only ever holds more than the table (a rolled-back or deleted entry stays a "maybe"),
-  // so a "no" from it is always right. Built on first use, rebuilt larger when full.
+  // so a "no" from it is always right. Built when the store opens (boot, not the first
+  // request, pays for reading the list), rebuilt larger when full.
   const allEntries = sqlite.query<{ org_id: string; livemode: number; phone: string }, []>('SELECT org_id, livemode, phone FROM dnc_entries')
   const entryCount = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM dnc_entries')
   const filterKey = (orgId: string, livemode: boolean | number, phone: string) => `${orgId}|${livemode ? 1 : 0}|${phone}`
@@ -37,6 +38,7 @@ export function dncStore(db: Db, sqlite: Database) {
     for (const e of allEntries.iterate()) built.add(filterKey(e.org_id, e.livemode, e.phone))
     return (filter = built)
   }
+  membership()
   const mightBeListed = (scope: DncScope, phone: string) => membership().mightContain(filterKey(scope.orgId, scope.livemode, phone))
   return {
     /** Inserts unless the number is already listed; undefined means it was. */
