@@ -26,23 +26,24 @@ export class BloomFilter {
   }
 
   add(value: string): void {
-    const h1 = Bun.hash.murmur32v3(value, 0)
-    const h2 = Bun.hash.murmur32v3(value, 0x9747b28c) | 1
-    const mask = this.size - 1
-    for (let i = 0; i < BloomFilter.PROBES; i++) {
-      const bit = (h1 + Math.imul(i, h2)) & mask
-      this.bits[bit >>> 5]! |= 1 << (bit & 31)
-    }
+    this.probe(value, true)
     this.added++
   }
 
   mightContain(value: string): boolean {
+    return this.probe(value, false)
+  }
+
+  /** Visits the value's bits: sets them (`set`), or says whether all of them are set. */
+  private probe(value: string, set: boolean): boolean {
     const h1 = Bun.hash.murmur32v3(value, 0)
     const h2 = Bun.hash.murmur32v3(value, 0x9747b28c) | 1
     const mask = this.size - 1
     for (let i = 0; i < BloomFilter.PROBES; i++) {
       const bit = (h1 + Math.imul(i, h2)) & mask
-      if ((this.bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false
+      const flag = 1 << (bit & 31)
+      if (set) this.bits[bit >>> 5]! |= flag
+      else if ((this.bits[bit >>> 5]! & flag) === 0) return false
     }
     return true
   }
