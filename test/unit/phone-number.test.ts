@@ -157,3 +157,12 @@ describe('restoreQueryPlus', () => {
     expect(classifyPhone(restoreQueryPlus(' 442079460958')).kind).toBe('international')
   })
 })
+
+describe('classifyPhone memo', () => {
+  test('answers stay right after the memo has turned over twice', () => {
+    const first = classifyPhone('(212) 212-0001')
+    for (let i = 0; i < 25_000; i++) classifyPhone(`+1212${300 + Math.floor(i / 10_000)}${String(i % 10_000).padStart(4, '0')}`)
+    expect(classifyPhone('(212) 212-0001')).toEqual(first)
+    expect(classifyPhone('+1212300' + '0042')).toEqual({ kind: 'domestic', e164: '+12123000042', country: 'US', areaCode: '212' })
+  })
+})
