@@ -642,6 +642,25 @@ describe('retries and retired numbers', () => {
     expect(await callsOf(id)).toHaveLength(3)
   })
 
+  test('the waiting count (queue_full) follows each lead through dialing, retries and done', async () => {
+    const waiting = () => h.services.stores.leads.apiWaiting(w.campaignId, true)
+    const counted = () => (h.services.database.sqlite.query(
+      "SELECT count(*) AS n FROM leads WHERE campaign_id = ? AND livemode = 1 AND lead_source = 'api' AND status IN ('queued', 'scheduled', 'held')",
+    ).get(w.campaignId) as { n: number }).n
+    const ids = []
+    for (const nn of ['02', '03', '04']) ids.push((await addLead({ phone: ny(nn) })).id)
+    const seen: number[] = []
+    for (const seconds of [0, 1, 30, 3600, 30, 3600, 30, 24 * 3600]) {
+      await h.advance(seconds)
+      expect(waiting()).toBe(counted())
+      seen.push(waiting())
+    }
+    // Some steps had leads waiting (queued or scheduled for a retry); all are done by the end.
+    expect(Math.max(...seen)).toBeGreaterThan(0)
+    expect(seen.at(-1)).toBe(0)
+    expect((await getLead(ids[0]!)).status).toBe('done')
+  })
+
   test('max_attempts and retry_minutes come from the campaign', async () => {
     await patchCampaign({ max_attempts: 2, retry_minutes: 15 })
     const { id } = await addLead({ phone: ny('03') })

@@ -197,7 +197,7 @@ describe('POST /leads/batch: accepted leads', () => {
   test('an existing lead past the duplicate window is re-queued in a batch: requeued true, lead.queued only', async () => {
     // Scheduled at 07:00 PT (not in the dial queue); done through the store; 25 h later it is 08:00 PT.
     const id = await createdLead({ phone: LA })
-    h.services.stores.leads.update(id, { status: 'done', queueKey: null })
+    h.services.stores.leads.update(h.services.stores.leads.get(id)!, { status: 'done', queueKey: null })
     await h.advance(25 * 3600)
     const r = await batch({ campaign_id: w.campaignId, leads: [{ phone: LA }, { phone: NY }] })
     expect(r.body.data).toMatchObject({ succeeded: 2, failed: 0 })

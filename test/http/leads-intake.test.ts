@@ -159,7 +159,7 @@ const newCampaign = async (fields: Record<string, unknown> = {}): Promise<string
 }
 // A callback lead waits for its booked time (a week out here), like one the dialer books.
 const setStatus = (id: string, status: NewLead['status']) =>
-  c.h.services.stores.leads.update(id, {
+  c.h.services.stores.leads.update(c.h.services.stores.leads.get(id)!, {
     status,
     queueKey: null,
     ...(status === 'callback_scheduled' ? { callbackAt: START + 7 * 24 * HOUR * 1000, dueAt: START + 7 * 24 * HOUR * 1000 } : {}),
@@ -659,13 +659,13 @@ describe('POST /leads: 5,000 waiting API leads per campaign and mode', () => {
   })
 
   test('a lead that stops waiting (dialing) makes room for one', async () => {
-    c.h.services.stores.leads.update(queued[0]!, { status: 'dialing', queueKey: null })
+    c.h.services.stores.leads.update(c.h.services.stores.leads.get(queued[0]!)!, { status: 'dialing', queueKey: null })
     expect((await post({ phone: NY })).status).toBe(201)
     expectError(await post({ phone: NY2 }), 429, 'queue_full', null)
   })
 
   test('done API leads and imported leads do not count', async () => {
-    c.h.services.stores.leads.update(queued[1]!, { status: 'done', queueKey: null })
+    c.h.services.stores.leads.update(c.h.services.stores.leads.get(queued[1]!)!, { status: 'done', queueKey: null })
     insertLeads(1, { leadSource: 'import' })
     expect((await post({ phone: NY2 })).status).toBe(201)
     expectError(await post({ phone: NY3 }), 429, 'queue_full', null)

@@ -263,7 +263,7 @@ export function callService(deps: {
         if (lead && latest && lead.status !== 'dialing' && lead.status !== 'on_call') {
           deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt })
         } else {
-          stores.leads.update(row.leadId, { lastOutcome: outcome, lastOutcomeLabel: label, updated: clock.now() })
+          stores.leads.annotate(row.leadId, { lastOutcome: outcome, lastOutcomeLabel: label, updated: clock.now() })
         }
         return complete(corrected)
       })

@@ -144,7 +144,7 @@ export function leadService(deps: {
   }
 
   function save(before: LeadRow, changes: Partial<NewLead>): LeadRow {
-    const after = leads.update(before.id, { ...changes, updated: clock.now() })
+    const after = leads.update(before, { ...changes, updated: clock.now() })
     follow(before, after)
     return after
   }
