@@ -90,7 +90,8 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T, op
     return reader as Reader<R>
   }
   const allKeys = columns.map((c) => c.key)
-  const whole = () => readerOf<Row>(allKeys)
+  let wholeRow: Reader<Row> | null = null
+  const whole = () => (wholeRow ??= readerOf<Row>(allKeys))
 
   return {
     /** Inserts a row (defaults filled from the schema) and returns it as a select would. */

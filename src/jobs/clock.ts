@@ -23,5 +23,14 @@ export class FakeClock implements Clock {
   }
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString()
+let lastIsoMs = NaN
+let lastIso = ''
+/** ISO 8601 with milliseconds. The last answer is kept: the rows of one request share their millisecond. */
+export const iso = (ms: number): string => {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString()
+    lastIsoMs = ms
+  }
+  return lastIso
+}
 export const isoOrNull = (ms: number | null | undefined): string | null => (ms == null ? null : iso(ms))

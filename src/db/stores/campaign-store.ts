@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm'
+import type { Database } from 'bun:sqlite'
 import type { Db } from '../client'
 import { campaigns, retiredNumbers } from '../schema'
 
@@ -10,7 +11,7 @@ export type RetiredNumberRow = typeof retiredNumbers.$inferSelect
  * Campaign rows are read on nearly every request and written rarely, only through this store,
  * so they are cached by id. A rolled-back transaction empties the cache (`onRollback`).
  */
-export function campaignStore(db: Db, onRollback: (listener: () => void) => void) {
+export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: () => void) => void) {
   const byId = db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare()
   const cache = new Map<string, CampaignRow>()
   onRollback(() => cache.clear())
@@ -24,6 +25,10 @@ export function campaignStore(db: Db, onRollback: (listener: () => void) => void
       eq(retiredNumbers.livemode, sql.placeholder('livemode')),
       eq(retiredNumbers.phone, sql.placeholder('phone')),
     )).prepare()
+  // Asked for every lead taken in; a bare statement spares Drizzle's row mapping.
+  const isRetired = sqlite.query<{ one: number }, [string, number, string]>(
+    'SELECT 1 AS one FROM retired_numbers WHERE campaign_id = ? AND livemode = ? AND phone = ? LIMIT 1',
+  )
   return {
     insert(row: NewCampaign): CampaignRow {
       return remember(db.insert(campaigns).values(row).returning().get())!
@@ -55,6 +60,9 @@ export function campaignStore(db: Db, onRollback: (listener: () => void) => void
     },
     insertRetired(row: typeof retiredNumbers.$inferInsert): RetiredNumberRow | undefined {
       return db.insert(retiredNumbers).values(row).onConflictDoNothing().returning().get()
+    },
+    isRetired(campaignId: string, livemode: boolean, phone: string): boolean {
+      return isRetired.get(campaignId, livemode ? 1 : 0, phone) !== null
     },
     findRetired(campaignId: string, livemode: boolean, phone: string): RetiredNumberRow | undefined {
       return retired.get({ campaignId, livemode: livemode ? 1 : 0, phone })

@@ -210,7 +210,7 @@ export function campaignService(deps: {
     },
 
     isRetired(campaignId: string, livemode: boolean, e164: string): boolean {
-      return campaigns.findRetired(campaignId, livemode, e164) !== undefined
+      return campaigns.isRetired(campaignId, livemode, e164)
     },
 
     // ---- API side ----

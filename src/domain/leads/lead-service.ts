@@ -213,14 +213,11 @@ export function leadService(deps: {
   const recentCallsOf = (row: LeadRow): LeadCallSummary[] => (row.attempts === 0 ? [] : hooks.recentCalls(row.id))
 
   function emit(type: EventType, row: LeadRow, extra: Record<string, unknown> = {}): void {
-    events.record({
-      type,
-      orgId: row.orgId,
-      livemode: row.livemode,
-      campaignId: row.campaignId,
-      objectId: row.id,
-      object: { ...eventLead(row, { calls: recentCallsOf(row) }), ...extra },
-    })
+    emitObject(type, row, { ...eventLead(row, { calls: recentCallsOf(row) }), ...extra })
+  }
+
+  function emitObject(type: EventType, row: LeadRow, object: Record<string, unknown>, objectJson?: string): void {
+    events.record({ type, orgId: row.orgId, livemode: row.livemode, campaignId: row.campaignId, objectId: row.id, object, objectJson })
   }
 
   // ---- intake ----
@@ -335,8 +332,15 @@ export function leadService(deps: {
     }
   }
 
-  function intakeReply(row: LeadRow, requeued: boolean): IntakeReply {
-    const place = placeOf(row)
+  /** The reply for a lead written by intake, read after its transaction committed. */
+  function intakeReply(written: LeadRow, requeued: boolean): IntakeReply {
+    let row = written
+    let place = placeOf(row)
+    // Queued when written but out of line now: a free line took it once it joined the queue.
+    if (row.status === 'queued' && place === null) {
+      row = leads.get(row.id) ?? row
+      place = placeOf(row)
+    }
     const wait = row.status === 'queued' && place !== null
       ? estimatedWaitSeconds(place, campaignOf(row.campaignId).lines, hooks.averageHandleSeconds(row.campaignId, row.livemode))
       : place === 0 ? 0 : null
@@ -411,8 +415,11 @@ export function leadService(deps: {
     Object.assign(fresh, placementChanges(p.placement, { callNow: p.callNow, queuedAt: now }))
     const row = leads.insert(fresh)
     follow(null, row)
-    emit('lead.created', row)
-    emit('lead.queued', row)
+    // Both events carry the same lead: built and serialized once.
+    const object = { ...eventLead(row, { calls: [] }) }
+    const objectJson = JSON.stringify(object)
+    emitObject('lead.created', row, object, objectJson)
+    emitObject('lead.queued', row, object, objectJson)
     return { row, requeued: false }
   }
 
@@ -564,8 +571,7 @@ export function leadService(deps: {
       const prepared = check(principal, input, '')
       if (options.dryRun) return { reply: dryReply(principal, input, prepared), created: false }
       const { row, requeued } = stores.transaction(() => write(principal, input, prepared))
-      // Read again after commit: a free line may have taken the lead already (status dialing).
-      return { reply: intakeReply(leads.get(row.id) ?? row, requeued), created: !requeued }
+      return { reply: intakeReply(row, requeued), created: !requeued }
     },
 
     /**
@@ -576,23 +582,18 @@ export function leadService(deps: {
     intakeBatch(principal: Principal, items: { input: LeadInput; error?: ApiError }[], options: { dryRun: boolean }): BatchResult[] {
       if (!options.dryRun) takeLeadAllowance(principal, items.length)
       const seen = new Map<string, string | null>()
-      return stores.transaction(() =>
-        items.map(({ input, error }, index): BatchResult => {
+      type Taken = { index: number; written: { row: LeadRow; requeued: boolean } }
+      const results = stores.transaction(() =>
+        items.map(({ input, error }, index): BatchResult | Taken => {
           const at = `leads[${index}].`
           try {
             if (error) throw error
             const prepared = check(principal, input, at, seen)
-            let reply: IntakeReply
-            let id: string | null = null
-            if (options.dryRun) reply = dryReply(principal, input, prepared)
-            else {
-              const { row, requeued } = write(principal, input, prepared)
-              id = row.id
-              reply = { ...intakeReply(row, requeued) }
-            }
+            const written = options.dryRun ? null : write(principal, input, prepared)
+            const id = written?.row.id ?? null
             seen.set(`p:${prepared.campaign.id}:${prepared.e164}`, id)
             if (input.external_id !== undefined) seen.set(`x:${prepared.campaign.id}:${input.external_id}`, id)
-            return { index, ok: true, lead: reply }
+            return written ? { index, written } : { index, ok: true, lead: dryReply(principal, input, prepared) }
           } catch (failure) {
             if (!(failure instanceof ApiError)) throw failure
             return {
@@ -602,7 +603,11 @@ export function leadService(deps: {
             }
           }
         }),
-      ).map((result) => (result.ok && !options.dryRun ? { ...result, lead: refreshReply(result.lead) } : result))
+      )
+      // Places in line are read after the whole batch committed and joined the queue.
+      return results.map((result) =>
+        'written' in result ? { index: result.index, ok: true, lead: intakeReply(result.written.row, result.written.requeued) } : result,
+      )
     },
 
     get(principal: Principal, id: string): ApiLead {
@@ -904,12 +909,6 @@ export function leadService(deps: {
     checkCallAllowance,
   }
 
-  function refreshReply(reply: IntakeReply): IntakeReply {
-    // Places in line are read after the whole batch committed and joined the queue.
-    if (reply.id === null) return reply
-    const row = leads.get(reply.id)
-    return row ? { ...intakeReply(row, reply.requeued === true) } : reply
-  }
 }
 
 function emptyToNull(value: string | null | undefined): string | null {
