@@ -164,6 +164,18 @@ describe('request body size', () => {
     expectEnvelope(r, 400, 'invalid_request', null)
   })
 
+  test('a body with a Content-Length is read whole and served', async () => {
+    const body = JSON.stringify({ phone: '+14155552671' })
+    const r = await h.api('POST', '/dnc', { key: w.live, rawBody: body, headers: { ...JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) } })
+    expect(r.status).toBe(201)
+    expect(r.body.data.phone).toBe('+14155552671')
+  })
+
+  test('a body longer than its small Content-Length and over 1 MB is still refused', async () => {
+    const r = await h.api('POST', '/dnc', { key: w.live, rawBody: BIG, headers: { ...JSON_TYPE, 'content-length': '20' } })
+    expectEnvelope(r, 400, 'invalid_request', null)
+  })
+
   test('over 1 MB without a Content-Length: 400 invalid_request', async () => {
     const r = await h.api('POST', '/dnc', { key: w.live, rawBody: BIG, headers: JSON_TYPE })
     expectEnvelope(r, 400, 'invalid_request', null)
