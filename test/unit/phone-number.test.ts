@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { classifyPhone, normalizedOrNull, restoreQueryPlus, type PhoneClass } from '../../src/domain/phone/phone-number'
+import { classifyFromTable, classifyPhone, classifyWithLibrary, normalizedOrNull, restoreQueryPlus, type PhoneClass } from '../../src/domain/phone/phone-number'
 
 describe('classifyPhone: common US formats', () => {
   // All of these are the same San Francisco number, written the ways people write it.
@@ -164,5 +164,47 @@ describe('classifyPhone memo', () => {
     for (let i = 0; i < 25_000; i++) classifyPhone(`+1212${300 + Math.floor(i / 10_000)}${String(i % 10_000).padStart(4, '0')}`)
     expect(classifyPhone('(212) 212-0001')).toEqual(first)
     expect(classifyPhone('+1212300' + '0042')).toEqual({ kind: 'domestic', e164: '+12123000042', country: 'US', areaCode: '212' })
+  })
+})
+
+describe('classifyFromTable (generated from libphonenumber-js)', () => {
+  test.each([
+    ['+12125550123', { kind: 'fictional', e164: '+12125550123', areaCode: '212' }],
+    ['+12125551234', { kind: 'domestic', e164: '+12125551234', country: 'US', areaCode: '212' }],
+    ['+14165551234', { kind: 'domestic', e164: '+14165551234', country: 'CA', areaCode: '416' }],
+    ['+18765551234', { kind: 'international', e164: '+18765551234', country: 'JM' }],
+    ['+19005551234', { kind: 'premium', e164: '+19005551234' }],
+    ['+12129761234', { kind: 'premium', e164: '+12129761234' }],
+    ['+12120551234', { kind: 'invalid', e164: '+12120551234' }],
+  ])('%s', (raw, expected) => {
+    expect(classifyFromTable(raw)).toEqual(expected as PhoneClass)
+    expect(classifyWithLibrary(raw)).toEqual(expected as PhoneClass)
+  })
+
+  test.each(['(212) 555-1234', '+1 212 555 1234', '12125551234', '+442071838750', '+11235551234', ' +12125551234'])(
+    'anything but +1 and ten digits is left to the library: %p',
+    (raw) => {
+      expect(classifyFromTable(raw)).toBeNull()
+    },
+  )
+
+  test('gives the library\'s answer for 20,000 random +1 numbers (every area code 200-999)', () => {
+    // A seeded generator, so a failure can be replayed.
+    let seed = 20261122
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    let fromTable = 0
+    for (let i = 0; i < 20_000; i++) {
+      const area = 200 + (i % 800)
+      const raw = `+1${area}${String(next(1000)).padStart(3, '0')}${String(next(10000)).padStart(4, '0')}`
+      const table = classifyFromTable(raw)
+      if (table === null) continue
+      fromTable++
+      expect(table, raw).toEqual(classifyWithLibrary(raw))
+    }
+    // Nearly every exchange is in the table; '?' ones go to the library.
+    expect(fromTable).toBeGreaterThan(19_900)
   })
 })
