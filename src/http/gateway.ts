@@ -123,18 +123,12 @@ function admitAdmin(s: Services, request: Request, state: RequestState): void {
 export function createGateway(s: Services, app: AnyElysia): RequestHandler {
   let inFlight = 0
   async function handle(request: Request, server?: Server<unknown> | null): Promise<Response> {
-    inFlight++
-    try {
-      return await serveOne(request, server)
-    } finally {
-      inFlight--
-    }
-  }
-  async function serveOne(request: Request, server?: Server<unknown> | null): Promise<Response> {
     const pathname = pathnameOf(request.url)
     let address: string | undefined
     const state = startRequest(request, pathname, () => (address ??= clientAddress(request, server, s.config.trustProxy)))
     let response: Response
+    // Counted until the reply exists: a stop waits for every request taken (serve.ts).
+    inFlight++
     try {
       if (pathname.startsWith(EXTERNAL_PREFIX) && pathname !== OPENAPI_PATH) admitExternal(s, request, state)
       else if (pathname.startsWith(ADMIN_PREFIX) || pathname === '/metrics') admitAdmin(s, request, state)
@@ -149,6 +143,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
     } catch (error) {
       response = errorResponse(toApiError('UNKNOWN', error), state.id, state.replyHeaders)
     } finally {
+      inFlight--
       if (state.slotHeldBy) {
         s.limits.concurrency.release(state.slotHeldBy)
         state.slotHeldBy = null
