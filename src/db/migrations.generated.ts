@@ -151,5 +151,19 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nDROP TRIGGER IF EXISTS leads_waiting_update;\n",
       "\n-- Recounted once, so a count is exact whatever wrote the rows before.\nUPDATE campaign_counters SET api_waiting = (\n  SELECT count(*) FROM leads\n  WHERE leads.campaign_id = campaign_counters.campaign_id AND leads.livemode = campaign_counters.livemode\n    AND leads.lead_source = 'api' AND leads.status IN ('queued', 'scheduled', 'held')\n);\n"
     ]
+  },
+  {
+    "tag": "0010_fold_lead_indexes",
+    "folderMillis": 1795371566518,
+    "hash": "a356ece57cea770472a3c65f7567526643f01db778053b86cfe16bea36bbc004",
+    "bps": true,
+    "sql": [
+      "DROP INDEX `leads_campaign_phone`;",
+      "\nDROP INDEX `leads_campaign_external`;",
+      "\nDROP INDEX `leads_org_external`;",
+      "\nDROP INDEX `leads_org_phone`;",
+      "\nCREATE UNIQUE INDEX `leads_org_phone_campaign` ON `leads` (`org_id`,`livemode`,`phone`,`campaign_id`);",
+      "\nCREATE UNIQUE INDEX `leads_org_external_campaign` ON `leads` (`org_id`,`livemode`,`external_id`,`campaign_id`) WHERE external_id IS NOT NULL;"
+    ]
   }
 ]

@@ -200,11 +200,12 @@ export const leads = sqliteTable(
     updated: integer('updated').notNull(),
   },
   (t) => [
-    uniqueIndex('leads_campaign_phone').on(t.campaignId, t.livemode, t.phone),
-    uniqueIndex('leads_campaign_external').on(t.campaignId, t.livemode, t.externalId).where(sql`external_id IS NOT NULL`),
+    // One index each serves the organization's search (by phone: Do Not Call, cooldown; by
+    // external_id: GET /leads) and, with the campaign last, the uniqueness within a campaign
+    // (a campaign belongs to one organization). Each index costs every lead insert.
+    uniqueIndex('leads_org_phone_campaign').on(t.orgId, t.livemode, t.phone, t.campaignId),
+    uniqueIndex('leads_org_external_campaign').on(t.orgId, t.livemode, t.externalId, t.campaignId).where(sql`external_id IS NOT NULL`),
     index('leads_org_list').on(t.orgId, t.livemode, t.id),
-    index('leads_org_external').on(t.orgId, t.livemode, t.externalId).where(sql`external_id IS NOT NULL`),
-    index('leads_org_phone').on(t.orgId, t.livemode, t.phone),
     index('leads_campaign_list').on(t.campaignId, t.livemode, t.id),
     // Partial indexes: each lead write touches only the indexes its state needs.
     index('leads_queued').on(t.campaignId, t.livemode, t.queueKey, t.id).where(sql`status = 'queued'`),

@@ -13,6 +13,12 @@ const WAITING: ReadonlySet<string> = new Set<LeadStatus>(['queued', 'scheduled',
 /** Counts toward the 5,000 waiting API leads of its campaign (campaign_counters.api_waiting). */
 export const isWaitingApiLead = (row: Pick<LeadRow, 'leadSource' | 'status'>): boolean => row.leadSource === 'api' && WAITING.has(row.status)
 
+/** A campaign as the lead indexes know it: its organization first. */
+export interface CampaignKey {
+  id: string
+  orgId: string
+}
+
 export interface LeadScope {
   orgId: string
   livemode: boolean
@@ -74,20 +80,22 @@ export function leadStore(db: Db, sqlite: Database) {
       return rows.selectOne('id = ?', [id])
     },
     /** An existing lead of the campaign with this external_id (checked first) or phone. */
-    findDuplicate(campaignId: string, livemode: boolean, phone: string, externalId: string | null): LeadRow | undefined {
+    findDuplicate(campaign: CampaignKey, livemode: boolean, phone: string, externalId: string | null): LeadRow | undefined {
       if (externalId !== null) {
-        const byExternal = this.findByExternalIdInCampaign(campaignId, livemode, externalId)
+        const byExternal = this.findByExternalIdInCampaign(campaign, livemode, externalId)
         if (byExternal) return byExternal
       }
-      return rows.selectOne('campaign_id = ? AND livemode = ? AND phone = ?', [campaignId, livemode ? 1 : 0, phone])
+      return rows.selectOne('org_id = ? AND livemode = ? AND phone = ? AND campaign_id = ?', [campaign.orgId, livemode ? 1 : 0, phone, campaign.id])
     },
-    findByExternalIdInCampaign(campaignId: string, livemode: boolean, externalId: string): LeadRow | undefined {
-      return rows.selectOne('campaign_id = ? AND livemode = ? AND external_id = ?', [campaignId, livemode ? 1 : 0, externalId])
+    findByExternalIdInCampaign(campaign: CampaignKey, livemode: boolean, externalId: string): LeadRow | undefined {
+      return rows.selectOne('org_id = ? AND livemode = ? AND external_id = ? AND campaign_id = ?', [campaign.orgId, livemode ? 1 : 0, externalId, campaign.id])
     },
     findByExternalId(scope: LeadScope, externalId: string, campaignId?: string): LeadRow[] {
       return db.select().from(leads)
         .where(and(scoped(scope), eq(leads.externalId, externalId), campaignId ? eq(leads.campaignId, campaignId) : undefined))
-        .orderBy(desc(leads.id)).limit(50).all()
+        // `+id`: ordered by the id index, SQLite would walk every lead of the organization to find
+        // the few with this external_id; this way it reads them by leads_org_external_campaign.
+        .orderBy(sql`+${leads.id} DESC`).limit(50).all()
     },
     /** Newest first. */
     list(scope: LeadScope, filter: LeadListFilter, limit: number): LeadRow[] {

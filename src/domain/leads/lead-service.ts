@@ -265,7 +265,7 @@ export function leadService(deps: {
       }
     }
     const now = clock.now()
-    const existing = leads.findDuplicate(campaign.id, principal.livemode, e164, externalId)
+    const existing = leads.findDuplicate(campaign, principal.livemode, e164, externalId)
     if (existing) {
       const quiet = now - existing.lastPostedAt > campaign.duplicateWindowHours * 3_600_000
       if (!quiet || !REQUEUEABLE.includes(existing.status)) {
@@ -667,7 +667,7 @@ export function leadService(deps: {
       if (patch.consent) changes.consent = patch.consent
       if (patch.external_id !== undefined) {
         if (lead.externalId !== null) throw invalid('This lead already has an external_id; it cannot change.', 'external_id')
-        const clash = leads.findByExternalIdInCampaign(lead.campaignId, lead.livemode, patch.external_id)
+        const clash = leads.findByExternalIdInCampaign({ id: lead.campaignId, orgId: lead.orgId }, lead.livemode, patch.external_id)
         if (clash) {
           throw new ApiError('duplicate_lead', 'Another lead of the campaign has this external_id.', {
             param: 'external_id',
