@@ -4,8 +4,9 @@
  * `--check` exits 1 when the generated module is out of date.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeOrCheck } from './generated-file'
 
 const root = join(import.meta.dir, '..')
 const target = join(root, 'src/db/migrations.generated.ts')
@@ -34,16 +35,4 @@ export function renderMigrationsModule(drizzleDir = join(root, 'drizzle')): stri
   ].join('\n')
 }
 
-if (import.meta.main) {
-  const rendered = renderMigrationsModule()
-  if (process.argv.includes('--check')) {
-    const current = readFileSync(target, 'utf8')
-    if (current !== rendered) {
-      console.error('src/db/migrations.generated.ts is out of date: run `bun run db:generate`')
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, rendered)
-    console.log(`wrote ${target}`)
-  }
-}
+if (import.meta.main) writeOrCheck(target, renderMigrationsModule(), 'bun run db:generate')

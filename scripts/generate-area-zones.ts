@@ -5,8 +5,9 @@
  * `--check` exits 1 when the generated module is out of date.
  */
 import { deserialize } from 'bson'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeOrCheck } from './generated-file'
 
 const root = join(import.meta.dir, '..')
 const target = join(root, 'src/domain/calling-hours/area-zones.generated.ts')
@@ -36,16 +37,4 @@ export function renderAreaZonesModule(bsonPath = join(root, source)): string {
   ].join('\n')
 }
 
-if (import.meta.main) {
-  const rendered = renderAreaZonesModule()
-  if (process.argv.includes('--check')) {
-    const current = readFileSync(target, 'utf8')
-    if (current !== rendered) {
-      console.error('src/domain/calling-hours/area-zones.generated.ts is out of date: run `bun run zones:generate`')
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, rendered)
-    console.log(`wrote ${target}`)
-  }
-}
+if (import.meta.main) writeOrCheck(target, renderAreaZonesModule(), 'bun run zones:generate')

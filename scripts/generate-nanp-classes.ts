@@ -7,9 +7,10 @@
  * spread over it get the same answer; otherwise its code is '?' and the library decides.
  * `--check` exits 1 when the generated module is out of date.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { classifyWithLibrary, type PhoneClass } from '../src/domain/phone/phone-number'
+import { writeOrCheck } from './generated-file'
 
 const root = join(import.meta.dir, '..')
 const target = join(root, 'src/domain/phone/nanp-classes.generated.ts')
@@ -67,15 +68,4 @@ function runsOf(codes: string): string {
   return codes.replace(/(.)\1*/g, (run) => `${run[0]}${run.length}`)
 }
 
-if (import.meta.main) {
-  const rendered = renderNanpClassesModule()
-  if (process.argv.includes('--check')) {
-    if (readFileSync(target, 'utf8') !== rendered) {
-      console.error('src/domain/phone/nanp-classes.generated.ts is out of date: run `bun run phones:generate`')
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, rendered)
-    console.log(`wrote ${target}`)
-  }
-}
+if (import.meta.main) writeOrCheck(target, renderNanpClassesModule(), 'bun run phones:generate')

@@ -6,7 +6,6 @@
  * the file is out of date.
  */
 import { toOpenAPISchema } from '@elysiajs/openapi'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ErrorEnvelope } from '../src/api/shared'
 import { createApp } from '../src/app'
@@ -14,6 +13,7 @@ import { loadConfig } from '../src/config'
 import { OPENAPI_PATH } from '../src/http/pipeline'
 import { createServices } from '../src/services'
 import { VERSION } from '../src/version'
+import { writeOrCheck } from './generated-file'
 
 const target = join(import.meta.dir, '../src/api/openapi.generated.json')
 
@@ -54,15 +54,4 @@ export function renderOpenApi(): string {
   }
 }
 
-if (import.meta.main) {
-  const rendered = renderOpenApi()
-  if (process.argv.includes('--check')) {
-    if (readFileSync(target, 'utf8') !== rendered) {
-      console.error('src/api/openapi.generated.json is out of date: run `bun run openapi:generate`')
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, rendered)
-    console.log(`wrote ${target}`)
-  }
-}
+if (import.meta.main) writeOrCheck(target, renderOpenApi(), 'bun run openapi:generate')
