@@ -537,3 +537,25 @@ describe('POST /campaigns/{id}/leads/batch (older path)', () => {
     expect(allLeads()).toEqual([])
   })
 })
+
+describe('POST /leads/batch while the dialer runs', () => {
+  let dh: Harness
+  afterEach(() => dh.close())
+
+  test('leads a free line took at once read dialing (place 0); the rest queued in order', async () => {
+    dh = createHarness({ autoDial: true })
+    const world = await seedWorld(dh)
+    // The campaign's two lines; scenario 00 numbers keep a call up for 95 s.
+    const phones = ['+12125559000', '+12125559100', '+12125559200', '+12125559300']
+    const r = await dh.api('POST', '/leads/batch', { key: world.live, body: { campaign_id: world.campaignId, leads: phones.map((phone) => ({ phone })) } })
+    expect(r.status).toBe(200)
+    const leads = r.body.data.results.map((x: any) => x.lead)
+    expect(leads.map((l: any) => [l.status, l.place_in_line])).toEqual([['dialing', 0], ['dialing', 0], ['queued', 1], ['queued', 2]])
+    expect(leads[0].estimated_wait_seconds).toBe(0)
+    // The replies say what a read says.
+    for (const lead of leads) {
+      const read = await dh.api('GET', `/leads/${lead.id}`, { key: world.live })
+      expect([read.body.data.status, read.body.data.place_in_line]).toEqual([lead.status, lead.place_in_line])
+    }
+  })
+})
