@@ -908,7 +908,6 @@ export function leadService(deps: {
     promoteDue,
     checkCallAllowance,
   }
-
 }
 
 function emptyToNull(value: string | null | undefined): string | null {
