@@ -89,6 +89,19 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T, op
     }
     return reader as Reader<R>
   }
+  /**
+   * Statements by the caller's clause. bun:sqlite's query() caches by SQL text too, but
+   * finding a 600-character SELECT there means hashing it on every call.
+   */
+  const statements = new Map<string, ReturnType<Database['query']>>()
+  const statement = (key: string, sql: () => string) => {
+    let found = statements.get(key)
+    if (found === undefined) {
+      found = sqlite.query(sql())
+      statements.set(key, found)
+    }
+    return found
+  }
   const allKeys = columns.map((c) => c.key)
   let wholeRow: Reader<Row> | null = null
   const whole = () => (wholeRow ??= readerOf<Row>(allKeys))
@@ -114,17 +127,19 @@ export function tableCodec<T extends SQLiteTable>(sqlite: Database, table: T, op
       const idName = byKey.get(idColumn)!.name
       if (keys.length === 0) return this.selectOne(`${quoted(idName)} = ?`, [id])
       const reader = whole()
-      const set = keys.map((k) => `${quoted(byKey.get(k)!.name)} = ?`).join(', ')
-      const statement = sqlite.query(`UPDATE ${quoted(tableName)} SET ${set} WHERE ${quoted(idName)} = ? RETURNING ${reader.select}`)
+      const update = statement(`update:${idName}:${keys.join(',')}`, () => {
+        const set = keys.map((k) => `${quoted(byKey.get(k)!.name)} = ?`).join(', ')
+        return `UPDATE ${quoted(tableName)} SET ${set} WHERE ${quoted(idName)} = ? RETURNING ${reader.select}`
+      })
       const params = keys.map((k) => toDriver(byKey.get(k)!.column, (changes as Record<string, unknown>)[k]))
-      const values = statement.values(...params, id)[0]
+      const values = update.values(...params, id)[0]
       return values ? reader.decode(values) : undefined
     },
 
     /** One row by a WHERE clause of column names and ? placeholders (statement cached by text). */
     selectOne(where: string, params: SQLQueryBindings[]): Row | undefined {
       const reader = whole()
-      const values = sqlite.query(`SELECT ${reader.select} FROM ${quoted(tableName)} WHERE ${where} LIMIT 1`).values(...params)[0]
+      const values = statement(`one:${where}`, () => `SELECT ${reader.select} FROM ${quoted(tableName)} WHERE ${where} LIMIT 1`).values(...params)[0]
       return values ? reader.decode(values) : undefined
     },
 
