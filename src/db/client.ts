@@ -209,8 +209,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
     flush: commitGroup,
     close() {
       commitGroup()
-      // The worker closes its connection itself (killing the thread could leave it open a while).
-      checkpointer?.postMessage('stop')
+      // The worker closes its connection itself (killing the thread could leave it open a while);
+      // once close() returns no connection of ours is left to hold a lock on the file.
+      checkpointer?.stop()
       // Folds the WAL back into the main file, so a stopped service leaves one file to copy.
       try {
         sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
@@ -232,7 +233,7 @@ const CHECKPOINT_INTERVAL_MS = 100
  * Checkpoints run on a worker thread every 100 ms; the main connection's auto-checkpoint is
  * raised to about 80 MB of WAL, as a backstop should the worker fall behind.
  */
-function startCheckpointer(sqlite: Database, path: string, synchronous: string): Worker | null {
+function startCheckpointer(sqlite: Database, path: string, synchronous: string): { stop(): void } | null {
   sqlite.run('PRAGMA wal_autocheckpoint = 20000')
   // Compiled, the code is one bundle at the root of Bun's embedded file system (src/ is the
   // root there); from source, the worker file sits beside this one.
@@ -251,10 +252,18 @@ function startCheckpointer(sqlite: Database, path: string, synchronous: string):
       logger.warn('checkpointer_failed', { error: String((event as ErrorEvent).message) })
       fallBack()
     })
-    worker.postMessage({ path, intervalMs: CHECKPOINT_INTERVAL_MS, synchronous })
+    // Set to 1 by the worker once its connection is closed.
+    const closed = new Int32Array(new SharedArrayBuffer(4))
+    worker.postMessage({ path, intervalMs: CHECKPOINT_INTERVAL_MS, synchronous, closed })
     // The worker must not keep a finished CLI command (migrate, backup) alive.
     worker.unref()
-    return worker
+    return {
+      stop() {
+        worker.postMessage('stop')
+        // At most a checkpoint's length; a worker that failed to start is not waited for long.
+        Atomics.wait(closed, 0, 0, 1000)
+      },
+    }
   } catch {
     fallBack()
     return null
