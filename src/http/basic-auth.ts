@@ -1,3 +1,5 @@
+import { BoundedMemo } from '../memo'
+
 export interface BasicCredentials {
   readonly keyId: string
   readonly secret: string
@@ -6,8 +8,7 @@ export interface BasicCredentials {
 // Clients send the same header on every request; decoding it (regex, base64, slices) costs
 // more than the rest of authentication, so recent headers keep their decoded form. Bounded:
 // made-up headers push out the oldest. The secret is still checked against the key each time.
-const MEMO_LIMIT = 10_000
-const memo = new Map<string, BasicCredentials | null>()
+const memo = new BoundedMemo<string, BasicCredentials | null>(10_000)
 
 /** Key ID and secret from an `Authorization: Basic ...` header, or null when there is none to read. */
 export function readBasicCredentials(header: string | null): BasicCredentials | null {
@@ -15,7 +16,6 @@ export function readBasicCredentials(header: string | null): BasicCredentials | 
   const known = memo.get(header)
   if (known !== undefined) return known
   const credentials = decode(header)
-  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!)
   memo.set(header, credentials)
   return credentials
 }

@@ -1,24 +1,17 @@
 import { and, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../client'
+import { rowCache } from '../row-cache'
 import { campaigns, retiredNumbers } from '../schema'
 
 export type CampaignRow = typeof campaigns.$inferSelect
 export type NewCampaign = typeof campaigns.$inferInsert
 export type RetiredNumberRow = typeof retiredNumbers.$inferSelect
 
-/**
- * Campaign rows are read on nearly every request and written rarely, only through this store,
- * so they are cached by id. A rolled-back transaction empties the cache (`onRollback`).
- */
+/** Campaign rows are read on nearly every request: cached by id (`rowCache`). */
 export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: () => void) => void) {
   const byId = db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare()
-  const cache = new Map<string, CampaignRow>()
-  onRollback(() => cache.clear())
-  const remember = (row: CampaignRow | undefined) => {
-    if (row) cache.set(row.id, Object.freeze(row))
-    return row
-  }
+  const cache = rowCache<CampaignRow>(onRollback)
   const retired = db.select().from(retiredNumbers)
     .where(and(
       eq(retiredNumbers.campaignId, sql.placeholder('campaignId')),
@@ -31,14 +24,14 @@ export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: (
   )
   return {
     insert(row: NewCampaign): CampaignRow {
-      return remember(db.insert(campaigns).values(row).returning().get())!
+      return cache.remember(db.insert(campaigns).values(row).returning().get())!
     },
     update(id: string, changes: Partial<NewCampaign>): CampaignRow | undefined {
-      cache.delete(id)
-      return remember(db.update(campaigns).set(changes).where(eq(campaigns.id, id)).returning().get())
+      cache.forget(id)
+      return cache.remember(db.update(campaigns).set(changes).where(eq(campaigns.id, id)).returning().get())
     },
     get(id: string): CampaignRow | undefined {
-      return cache.get(id) ?? remember(byId.get({ id }))
+      return cache.get(id) ?? cache.remember(byId.get({ id }))
     },
     /** Newest first; `only` limits to a key's campaigns (null: all of the organization). */
     list(orgId: string, only: readonly string[] | null, limit: number, startingAfter?: string): CampaignRow[] {

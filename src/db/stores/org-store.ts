@@ -1,32 +1,25 @@
 import { desc, eq, lt, sql } from 'drizzle-orm'
 import type { Db } from '../client'
+import { rowCache } from '../row-cache'
 import { orgs } from '../schema'
 
 export type OrgRow = typeof orgs.$inferSelect
 export type NewOrg = typeof orgs.$inferInsert
 
-/**
- * Organization rows are read on every lead placed and written rarely, only through this store,
- * so they are cached by id, frozen. A rolled-back transaction empties the cache (`onRollback`).
- */
+/** Organization rows are read on every lead placed: cached by id (`rowCache`). */
 export function orgStore(db: Db, onRollback: (listener: () => void) => void) {
   const byId = db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))).prepare()
-  const cache = new Map<string, OrgRow>()
-  onRollback(() => cache.clear())
-  const remember = (row: OrgRow | undefined) => {
-    if (row) cache.set(row.id, Object.freeze(row))
-    return row
-  }
+  const cache = rowCache<OrgRow>(onRollback)
   return {
     insert(row: NewOrg): OrgRow {
-      return remember(db.insert(orgs).values(row).returning().get())!
+      return cache.remember(db.insert(orgs).values(row).returning().get())!
     },
     update(id: string, changes: Partial<NewOrg>): OrgRow | undefined {
-      cache.delete(id)
-      return remember(db.update(orgs).set(changes).where(eq(orgs.id, id)).returning().get())
+      cache.forget(id)
+      return cache.remember(db.update(orgs).set(changes).where(eq(orgs.id, id)).returning().get())
     },
     get(id: string): OrgRow | undefined {
-      return cache.get(id) ?? remember(byId.get({ id }))
+      return cache.get(id) ?? cache.remember(byId.get({ id }))
     },
     /** Newest first. */
     list(limit: number, startingAfter?: string): OrgRow[] {

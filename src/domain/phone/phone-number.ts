@@ -1,4 +1,5 @@
 import { ParseError, parsePhoneNumberWithError } from 'libphonenumber-js/max'
+import { BoundedMemo } from '../../memo'
 import { NANP_CLASSES, NANP_COUNTRIES } from './nanp-classes.generated'
 
 /**
@@ -20,24 +21,15 @@ export type PhoneClass =
 
 const NANP_AREA_CODE = /^[2-9]\d\d$/
 
-// libphonenumber takes 5-10 us a number; the answer depends only on the string, so recent
-// answers are kept, in two generations: when the newer fills up it becomes the older and the
-// older is dropped. (Deleting a Map's oldest keys one by one leaves holes its iterator walks
-// over again on every delete, which cost more than the parsing.)
-const MEMO_GENERATION = 10_000
-let recent = new Map<string, PhoneClass>()
-let older = new Map<string, PhoneClass>()
+// The answer depends only on the string (libphonenumber takes 5-20 us a number): recent ones are kept.
+const memo = new BoundedMemo<string, PhoneClass>(10_000)
 
 /** Normalizes any common format (default country US) and classifies the number. */
 export function classifyPhone(raw: string): PhoneClass {
-  const known = recent.get(raw) ?? older.get(raw)
+  const known = memo.get(raw)
   if (known) return known
   const result = Object.freeze(classifyFromTable(raw) ?? classifyWithLibrary(raw))
-  if (recent.size >= MEMO_GENERATION) {
-    older = recent
-    recent = new Map()
-  }
-  recent.set(raw, result)
+  memo.set(raw, result)
   return result
 }
 
