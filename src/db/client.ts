@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { logger } from '../log'
 import * as schema from './schema'
+import type { CheckpointerStart } from './checkpointer.worker'
 import { migrations } from './migrations.generated'
 
 export type Db = BunSQLiteDatabase<typeof schema>
@@ -60,6 +61,8 @@ export interface OpenOptions {
    * database); tests pass their own.
    */
   onGroupLost?: (error: unknown) => void
+  /** WAL file size kept after writes pause, and the pause (tests use small ones). */
+  wal?: { keepBytes?: number; idleMs?: number }
 }
 
 function stopOnLostGroup(error: unknown): void {
@@ -78,7 +81,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   // A second process (the backup command) may hold a lock briefly; wait rather than fail.
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA temp_store = MEMORY')
-  const checkpointer = path === ':memory:' ? null : startCheckpointer(sqlite, path, options.synchronous ?? 'NORMAL')
+  const checkpointer = path === ':memory:' ? null : startCheckpointer(sqlite, path, options.synchronous ?? 'NORMAL', options.wal)
   // Drizzle prepares (compiles) every query's SQL anew; bun:sqlite's query() keeps compiled
   // statements by SQL text, so queries of the same shape compile once. Drizzle never finalizes
   // its statements, and everything runs synchronously, so sharing them is safe.
@@ -224,17 +227,23 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   return handle
 }
 
-// Under a heavy write load (3,000 leads a second make about 80 MB of WAL a second) a 1 s
-// interval left most of the copying to the backstop below, on the main thread: POST /leads
-// p99 went from about 80 ms to about 50 ms with 100 ms. An idle checkpoint costs next to nothing.
+/** Pause between checkpoints once no new commits come; while they come the worker runs back to back. */
 const CHECKPOINT_INTERVAL_MS = 100
-
 /**
- * Checkpoints run on a worker thread every 100 ms; the main connection's auto-checkpoint is
- * raised to about 80 MB of WAL, as a backstop should the worker fall behind.
+ * The main connection's own auto-checkpoint, a backstop: about 400 MB of WAL. Under steady
+ * writes the worker never quite catches up, so SQLite cannot start the WAL afresh until the
+ * backstop copies the last few megabytes on the main thread, stalling one commit 10-35 ms
+ * (docs/decisions.md, "Where the slow commits come from"). At 20,000 pages that came about
+ * once a second under POST /leads at 64 connections; at 100,000, every three to four seconds.
  */
-function startCheckpointer(sqlite: Database, path: string, synchronous: string): { stop(): void } | null {
-  sqlite.run('PRAGMA wal_autocheckpoint = 20000')
+const BACKSTOP_PAGES = 100_000
+/** After writes pause this long, a WAL file over `KEEP_WAL_BYTES` is truncated (disk space back after a burst). */
+const WAL_IDLE_MS = 2000
+const KEEP_WAL_BYTES = 64 * 1024 * 1024
+
+/** Checkpoints run on a worker thread; the main connection checkpoints only past the backstop. */
+function startCheckpointer(sqlite: Database, path: string, synchronous: string, wal: OpenOptions['wal'] = {}): { stop(): void } | null {
+  sqlite.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`)
   // Compiled, the code is one bundle at the root of Bun's embedded file system (src/ is the
   // root there); from source, the worker file sits beside this one.
   const compiled = import.meta.url.includes('/$bunfs/')
@@ -252,9 +261,12 @@ function startCheckpointer(sqlite: Database, path: string, synchronous: string):
       logger.warn('checkpointer_failed', { error: String((event as ErrorEvent).message) })
       fallBack()
     })
-    // Set to 1 by the worker once its connection is closed.
     const closed = new Int32Array(new SharedArrayBuffer(4))
-    worker.postMessage({ path, intervalMs: CHECKPOINT_INTERVAL_MS, synchronous, closed })
+    const start: CheckpointerStart = {
+      path, intervalMs: CHECKPOINT_INTERVAL_MS, synchronous, closed,
+      keepWalBytes: wal.keepBytes ?? KEEP_WAL_BYTES, idleMs: wal.idleMs ?? WAL_IDLE_MS,
+    }
+    worker.postMessage(start)
     // The worker must not keep a finished CLI command (migrate, backup) alive.
     worker.unref()
     return {
