@@ -119,6 +119,20 @@ export function runWrk(options: WrkOptions): Record<string, any> {
 }
 
 /**
+ * Runs latency-client.ts (GETs over keep-alive connections, timed with the monotonic clock) in
+ * its own process and returns the object it printed after `JSON` (times in microseconds).
+ */
+export function runLatencyClient(options: { url: string; requests: { path: string; auth: string }[]; requestsFile: string; seconds: number; connections: number; expect?: string }): Record<string, any> {
+  writeFileSync(options.requestsFile, JSON.stringify(options.requests))
+  const args = ['--url', options.url, '--requests', options.requestsFile, '--seconds', String(options.seconds), '--connections', String(options.connections)]
+  if (options.expect) args.push('--expect', options.expect)
+  const out = Bun.spawnSync([process.execPath, 'run', join(ROOT, 'scripts/bench/latency-client.ts'), ...args])
+  const line = out.stdout.toString().split('\n').find((l) => l.startsWith('JSON'))
+  if (!line) throw new Error(`latency client gave no result:\n${out.stdout.toString()}\n${out.stderr.toString()}`)
+  return JSON.parse(line.slice(4))
+}
+
+/**
  * Lua shared by the generated scripts: thread bookkeeping (each thread gets `tid`, 0-based),
  * a `bad` counter and the first bad reply's status and body, and a done() printing requests,
  * seconds, p50/p99 (microseconds), bad replies, socket errors and `used` (the largest value
