@@ -165,5 +165,15 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE UNIQUE INDEX `leads_org_phone_campaign` ON `leads` (`org_id`,`livemode`,`phone`,`campaign_id`);",
       "\nCREATE UNIQUE INDEX `leads_org_external_campaign` ON `leads` (`org_id`,`livemode`,`external_id`,`campaign_id`) WHERE external_id IS NOT NULL;"
     ]
+  },
+  {
+    "tag": "0011_queue_order_index",
+    "folderMillis": 1795377927706,
+    "hash": "8e731923fceb73dab962aed0207f6ad2590450e396eec4dc7d5f6aae6a68c8b7",
+    "bps": true,
+    "sql": [
+      "DROP INDEX `leads_queued`;",
+      "\nCREATE INDEX `leads_queued` ON `leads` (`queue_key`,`id`,`campaign_id`,`livemode`) WHERE status = 'queued';"
+    ]
   }
 ]

@@ -207,8 +207,11 @@ export const leads = sqliteTable(
     uniqueIndex('leads_org_external_campaign').on(t.orgId, t.livemode, t.externalId, t.campaignId).where(sql`external_id IS NOT NULL`),
     index('leads_org_list').on(t.orgId, t.livemode, t.id),
     index('leads_campaign_list').on(t.campaignId, t.livemode, t.id),
-    // Partial indexes: each lead write touches only the indexes its state needs.
-    index('leads_queued').on(t.campaignId, t.livemode, t.queueKey, t.id).where(sql`status = 'queued'`),
+    // Partial indexes: each lead write touches only the indexes its state needs. Queue order
+    // first (only the boot rebuild reads it): a new lead joins near the end of one order, not
+    // at its campaign's own spot, so a commit of leads for many campaigns writes fewer pages.
+    // The campaign columns make it covering.
+    index('leads_queued').on(t.queueKey, t.id, t.campaignId, t.livemode).where(sql`status = 'queued'`),
     index('leads_waiting_due').on(t.dueAt).where(sql`status IN ('scheduled', 'callback_scheduled')`),
   ],
 )

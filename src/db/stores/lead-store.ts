@@ -151,10 +151,10 @@ export function leadStore(db: Db, sqlite: Database) {
         "SELECT min(due_at) AS at FROM leads WHERE status IN ('scheduled', 'callback_scheduled')",
       ).get()?.at ?? null
     },
-    /** Every queued lead in queue order, per campaign and mode (boot rebuild). */
+    /** Every queued lead in queue order, campaigns interleaved (boot rebuild; read from the covering index `leads_queued`). */
     *queuedInOrder(): Generator<{ campaignId: string; livemode: boolean; id: string; queueKey: number }> {
       const rows = sqlite.query<{ campaign_id: string; livemode: number; id: string; queue_key: number }, []>(
-        "SELECT campaign_id, livemode, id, queue_key FROM leads WHERE status = 'queued' ORDER BY campaign_id, livemode, queue_key, id",
+        "SELECT campaign_id, livemode, id, queue_key FROM leads WHERE status = 'queued' ORDER BY queue_key, id",
       )
       for (const r of rows.iterate()) yield { campaignId: r.campaign_id, livemode: r.livemode === 1, id: r.id, queueKey: r.queue_key }
     },

@@ -69,29 +69,27 @@ export class DialQueues {
     return out
   }
 
-  /** Replaces everything with rows read in queue order (grouped by campaign and mode). */
+  /**
+   * Replaces everything with rows read in queue order. Campaigns and modes may come
+   * interleaved (SQLite reads them in one queue order across campaigns); each one's own
+   * rows must be in its order.
+   */
   rebuild(rows: Iterable<{ campaignId: string; livemode: boolean; id: string; queueKey: number }>): number {
     this.queues.clear()
+    const lines = new Map<string, { ids: string[]; keys: number[] }>()
     let total = 0
-    let current: string | null = null
-    let ids: string[] = []
-    let keys: number[] = []
-    const flush = () => {
-      if (current !== null && ids.length > 0) this.queues.set(current, RankedQueue.fromSorted(ids, keys))
-      ids = []
-      keys = []
-    }
     for (const row of rows) {
       const name = slot(row.campaignId, row.livemode)
-      if (name !== current) {
-        flush()
-        current = name
+      let line = lines.get(name)
+      if (!line) {
+        line = { ids: [], keys: [] }
+        lines.set(name, line)
       }
-      ids.push(row.id)
-      keys.push(row.queueKey)
+      line.ids.push(row.id)
+      line.keys.push(row.queueKey)
       total++
     }
-    flush()
+    for (const [name, line] of lines) this.queues.set(name, RankedQueue.fromSorted(line.ids, line.keys))
     return total
   }
 }
