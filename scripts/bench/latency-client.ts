@@ -17,6 +17,7 @@
  * (docs/architecture.md, "Measuring latency").
  */
 import { parseArgs } from 'node:util'
+import { percentile } from './lib'
 
 const { values } = parseArgs({
   options: {
@@ -113,7 +114,7 @@ function connection(): Promise<void> {
 await Promise.all(Array.from({ length: connections }, () => connection()))
 const elapsed = (performance.now() - startedAt) / 1000
 latencies.sort((a, b) => a - b)
-const at = (p: number) => (latencies.length === 0 ? 0 : Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]! * 1000))
+const at = (p: number) => (latencies.length === 0 ? 0 : Math.round(percentile(latencies, p) * 1000))
 console.log(
   `JSON${JSON.stringify({
     requests: latencies.length, seconds: elapsed, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1),
