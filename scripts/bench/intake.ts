@@ -211,6 +211,11 @@ function measure(name: string, url: string, script: string, duration: number, le
   const r = runWrk({ url, script, scriptFile: join(work, `${name.replace(/\W+/g, '_')}.lua`), seconds: duration, connections: conns, threads: THREADS, timeoutSeconds: 10 })
   // The next run's numbers start past every number any thread of this one took.
   if (leadsPerRequest > 0) phoneBase += (r.used + 1) * THREADS
+  return toResult(name, r, leadsPerRequest)
+}
+
+/** A run's figures from the object wrk's script or latency-client.ts printed (same fields, times in µs). */
+function toResult(name: string, r: Record<string, any>, leadsPerRequest: number): Result {
   const rps = r.requests / r.seconds
   return {
     name,
@@ -229,11 +234,7 @@ function measureClient(name: string, url: string, requests: { path: string; auth
   const r = runLatencyClient({
     url, requests, requestsFile: join(work, `${name.replace(/\W+/g, '_')}.json`), seconds: duration, connections: conns, expect: '"place_in_line":\\d',
   })
-  const rps = r.requests / r.seconds
-  return {
-    name, rps, perSecond: rps, p50: r.p50 / 1000, p99: r.p99 / 1000, bad: r.bad, socketErrors: r.socket_errors,
-    sample: r.bad > 0 ? `${r.first_status} ${r.first_body}` : '',
-  }
+  return toResult(name, r, 0)
 }
 
 // ---- direct SQLite writes ----

@@ -112,9 +112,14 @@ export interface WrkOptions {
 export function runWrk(options: WrkOptions): Record<string, any> {
   writeFileSync(options.scriptFile, options.script)
   const out = Bun.spawnSync(['wrk', `-t${options.threads ?? 2}`, `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', `${options.timeoutSeconds ?? 2}s`, '--latency', '-s', options.scriptFile, options.url])
+  return resultLine('wrk', out)
+}
+
+/** The object a load tool printed after `JSON` on a line of its own. */
+function resultLine(tool: string, out: { stdout: Buffer; stderr: Buffer }): Record<string, any> {
   const text = out.stdout.toString()
   const line = text.split('\n').find((l) => l.startsWith('JSON'))
-  if (!line) throw new Error(`wrk gave no result:\n${text}\n${out.stderr.toString()}`)
+  if (!line) throw new Error(`${tool} gave no result:\n${text}\n${out.stderr.toString()}`)
   return JSON.parse(line.slice(4))
 }
 
@@ -126,10 +131,7 @@ export function runLatencyClient(options: { url: string; requests: { path: strin
   writeFileSync(options.requestsFile, JSON.stringify(options.requests))
   const args = ['--url', options.url, '--requests', options.requestsFile, '--seconds', String(options.seconds), '--connections', String(options.connections)]
   if (options.expect) args.push('--expect', options.expect)
-  const out = Bun.spawnSync([process.execPath, 'run', join(ROOT, 'scripts/bench/latency-client.ts'), ...args])
-  const line = out.stdout.toString().split('\n').find((l) => l.startsWith('JSON'))
-  if (!line) throw new Error(`latency client gave no result:\n${out.stdout.toString()}\n${out.stderr.toString()}`)
-  return JSON.parse(line.slice(4))
+  return resultLine('latency client', Bun.spawnSync([process.execPath, 'run', join(ROOT, 'scripts/bench/latency-client.ts'), ...args]))
 }
 
 /**
