@@ -175,5 +175,21 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "DROP INDEX `leads_queued`;",
       "\nCREATE INDEX `leads_queued` ON `leads` (`queue_key`,`id`,`campaign_id`,`livemode`) WHERE status = 'queued';"
     ]
+  },
+  {
+    "tag": "0012_events_keyed_by_time",
+    "folderMillis": 1795381617150,
+    "hash": "a157ea5c4de5e3d39b34abb63393ba6d7aa5d058ab57f8b3d8fa61b5a409b695",
+    "bps": true,
+    "sql": [
+      "PRAGMA foreign_keys=OFF;",
+      "\nCREATE TABLE `__new_events` (\n\t`seq` integer PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`org_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`campaign_id` text,\n\t`object_id` text NOT NULL,\n\t`created` integer NOT NULL,\n\t`body` text NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\n-- seq: the id's millisecond (its first 12 hex digits) since 2020-01-01, times 4096, plus the id's rank in\n-- that millisecond; so seq sorts as the ids did (db/event-keys.ts makes new ones the same way).\nINSERT INTO `__new_events`(\"seq\", \"id\", \"org_id\", \"livemode\", \"type\", \"campaign_id\", \"object_id\", \"created\", \"body\")\nSELECT (max(`ms`, 1577836800000) - 1577836800000) * 4096 + row_number() OVER (PARTITION BY `ms` ORDER BY `id`) - 1,\n  \"id\", \"org_id\", \"livemode\", \"type\", \"campaign_id\", \"object_id\", \"created\", \"body\"\nFROM (SELECT *, (instr('0123456789abcdef', substr(`id`, 5, 1)) - 1) * 17592186044416 + (instr('0123456789abcdef', substr(`id`, 6, 1)) - 1) * 1099511627776 + (instr('0123456789abcdef', substr(`id`, 7, 1)) - 1) * 68719476736 + (instr('0123456789abcdef', substr(`id`, 8, 1)) - 1) * 4294967296 + (instr('0123456789abcdef', substr(`id`, 9, 1)) - 1) * 268435456 + (instr('0123456789abcdef', substr(`id`, 10, 1)) - 1) * 16777216 + (instr('0123456789abcdef', substr(`id`, 11, 1)) - 1) * 1048576 + (instr('0123456789abcdef', substr(`id`, 12, 1)) - 1) * 65536 + (instr('0123456789abcdef', substr(`id`, 13, 1)) - 1) * 4096 + (instr('0123456789abcdef', substr(`id`, 14, 1)) - 1) * 256 + (instr('0123456789abcdef', substr(`id`, 15, 1)) - 1) * 16 + (instr('0123456789abcdef', substr(`id`, 16, 1)) - 1) * 1 AS `ms` FROM `events`);",
+      "\nDROP TABLE `events`;",
+      "\nALTER TABLE `__new_events` RENAME TO `events`;",
+      "\nPRAGMA foreign_keys=ON;",
+      "\nCREATE INDEX `events_org_list` ON `events` (`org_id`,`livemode`);",
+      "\nCREATE INDEX `events_object` ON `events` (`object_id`);"
+    ]
   }
 ]

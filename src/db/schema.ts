@@ -232,8 +232,10 @@ export const callRequests = sqliteTable(
 export const events = sqliteTable(
   'events',
   {
-    /** evt_ + 32 hex digits of a uuid v7: time-ordered. */
-    id: text('id').primaryKey(),
+    /** The table's integer key, made with the id: ids sort as seq does (db/event-keys.ts). */
+    seq: integer('seq').primaryKey(),
+    /** evt_ + 32 hex digits of a uuid v7; found through its millisecond's seq range, so no index of its own. */
+    id: text('id').notNull(),
     orgId: text('org_id').notNull().references(() => orgs.id),
     livemode: integer('livemode', { mode: 'boolean' }).notNull(),
     type: text('type').notNull(),
@@ -245,9 +247,9 @@ export const events = sqliteTable(
     body: text('body').notNull(),
   },
   (t) => [
-    index('events_org_list').on(t.orgId, t.livemode, t.id),
-    index('events_object').on(t.objectId, t.id),
-    index('events_created').on(t.created),
+    // Each index ends in seq (SQLite's rowid): newest first per organization or object for free.
+    index('events_org_list').on(t.orgId, t.livemode),
+    index('events_object').on(t.objectId),
   ],
 )
 

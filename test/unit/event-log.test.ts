@@ -7,7 +7,7 @@ import { FakeClock } from '../../src/jobs/clock'
 describe('eventLog.record', () => {
   const stored: EventRow[] = []
   const log = eventLog({
-    events: { insert: (row: EventRow) => stored.push(row) } as unknown as EventStore,
+    events: { insert: (row: EventRow) => stored.push(row), lastSeq: () => null } as unknown as EventStore,
     clock: new FakeClock(Date.UTC(2026, 0, 5, 15, 0, 0, 123)),
     apiVersion: '2026-01-01',
   })

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { createHarness, seedWorld, type Harness } from '../harness'
 
 /**
- * Organization and campaign rows are cached by id (read on every lead placed); the caches
- * follow writes and drop everything when a transaction rolls back, so a rolled-back change is
- * never served from memory.
+ * Organization and campaign rows are cached by id (read on every lead placed), and each
+ * campaign's count of waiting API leads once read; the caches follow writes and drop
+ * everything when a transaction rolls back, so a rolled-back change is never served from memory.
  */
 let h: Harness
 afterEach(() => h.close())
@@ -40,5 +40,32 @@ describe('row caches', () => {
       }),
     ).toThrow('undo')
     expect(campaigns.get(w.campaignId)!.name).toBe(name)
+  })
+
+  test('the waiting-lead count follows intake, and a rolled-back lead is not counted', async () => {
+    h = createHarness()
+    const w = await seedWorld(h)
+    const leads = h.services.stores.leads
+    const stored = () =>
+      (h.services.database.sqlite.query('SELECT api_waiting AS n FROM campaign_counters WHERE campaign_id = ? AND livemode = 1').get(w.campaignId) as { n: number }).n
+    expect(leads.apiWaiting(w.campaignId, true)).toBe(0)
+    const add = (phone: string) => h.api('POST', '/leads', { key: w.live, body: { campaign_id: w.campaignId, phone } })
+    expect((await add('+12126230001')).status).toBe(201)
+    expect((await add('+12126230002')).status).toBe(201)
+    expect(leads.apiWaiting(w.campaignId, true)).toBe(2)
+    expect(leads.apiWaiting(w.campaignId, false)).toBe(0)
+    const row = leads.get((await h.api('GET', '/leads?limit=1', { key: w.live })).body.data[0].id)!
+    expect(() =>
+      h.services.stores.transaction(() => {
+        leads.update(row, { status: 'out_of_queue', queueKey: null })
+        expect(leads.apiWaiting(w.campaignId, true)).toBe(1)
+        throw new Error('undo')
+      }),
+    ).toThrow('undo')
+    expect(stored()).toBe(2)
+    expect(leads.apiWaiting(w.campaignId, true)).toBe(2)
+    leads.update(row, { status: 'out_of_queue', queueKey: null })
+    expect(leads.apiWaiting(w.campaignId, true)).toBe(1)
+    expect(stored()).toBe(1)
   })
 })

@@ -1,8 +1,9 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm'
+import { and, between, desc, eq, inArray, lt, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../client'
 import { tableCodec } from '../table-codec'
 import { events } from '../schema'
+import { firstSeqOf, seqRangeOf } from '../event-keys'
 
 export type EventRow = typeof events.$inferSelect
 
@@ -20,15 +21,28 @@ export interface EventFilter {
 
 export function eventStore(db: Db, sqlite: Database) {
   const rows = tableCodec(sqlite, events)
+  const byId = (id: string): EventRow | undefined => {
+    const range = seqRangeOf(id)
+    return range ? db.select().from(events).where(and(between(events.seq, range.from, range.to), eq(events.id, id))).get() : undefined
+  }
+  /** The seq below which every event sorts before `id` (whether or not that event is still stored). */
+  const seqBelow = sqlite.query<{ seq: number }, [number, number, number, string]>(
+    'SELECT coalesce(max(seq) + 1, ?) AS seq FROM events WHERE seq BETWEEN ? AND ? AND id < ?',
+  )
+  const lastSeq = sqlite.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM events')
   return {
     insert(row: EventRow): void {
       rows.insert(row)
     },
-    get(id: string): EventRow | undefined {
-      return db.select().from(events).where(eq(events.id, id)).get()
+    get: byId,
+    /** The largest seq stored (new event keys start after its millisecond). */
+    lastSeq(): number | null {
+      return lastSeq.get()?.seq ?? null
     },
     /** Newest first. */
     list(filter: EventFilter, limit: number): EventRow[] {
+      const after = filter.startingAfter ? seqRangeOf(filter.startingAfter) : null
+      const before = after ? seqBelow.get(after.from, after.from, after.to, filter.startingAfter!)!.seq : undefined
       return db.select().from(events)
         .where(and(
           eq(events.orgId, filter.orgId),
@@ -39,15 +53,16 @@ export function eventStore(db: Db, sqlite: Database) {
           filter.objectId ? eq(events.objectId, filter.objectId) : undefined,
           filter.createdGte !== undefined ? sql`${events.created} >= ${filter.createdGte}` : undefined,
           filter.createdLte !== undefined ? sql`${events.created} <= ${filter.createdLte}` : undefined,
-          filter.startingAfter ? lt(events.id, filter.startingAfter) : undefined,
+          before !== undefined ? lt(events.seq, before) : undefined,
         ))
-        .orderBy(desc(events.id)).limit(limit).all()
+        .orderBy(desc(events.seq)).limit(limit).all()
     },
     forObject(objectId: string): EventRow[] {
-      return db.select().from(events).where(eq(events.objectId, objectId)).orderBy(events.id).all()
+      return db.select().from(events).where(eq(events.objectId, objectId)).orderBy(events.seq).all()
     },
+    /** Events made before `cutoff` (ms): their ids' milliseconds, the service clock's when stored. */
     purgeBefore(cutoff: number): number {
-      return db.delete(events).where(lt(events.created, cutoff)).returning({ id: events.id }).all().length
+      return db.delete(events).where(lt(events.seq, firstSeqOf(cutoff))).returning({ id: events.id }).all().length
     },
   }
 }

@@ -25,7 +25,7 @@ export function createStores(database: DatabaseHandle) {
     campaigns: campaignStore(db, database.sqlite, database.onRollback),
     dnc: dncStore(db, database.sqlite),
     idempotency: idempotencyStore(db),
-    leads: leadStore(db, database.sqlite),
+    leads: leadStore(db, database.sqlite, database.onRollback),
     events: eventStore(db, database.sqlite),
     calls: callStore(db, database.sqlite),
     webhooks: webhookStore(db, database.sqlite),

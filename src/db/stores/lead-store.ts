@@ -34,7 +34,7 @@ export interface LeadListFilter {
   startingAfter?: string
 }
 
-export function leadStore(db: Db, sqlite: Database) {
+export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () => void) => void) {
   // Intake and the dialer write leads thousands of times a second: the codec's cached statements.
   const rows = tableCodec(sqlite, leads)
   const waiting = sqlite.query<{ n: number }, [string, number]>(
@@ -45,7 +45,17 @@ export function leadStore(db: Db, sqlite: Database) {
   const countWaiting = sqlite.query<unknown, [number, string, number]>(
     'UPDATE campaign_counters SET api_waiting = api_waiting + ? WHERE campaign_id = ? AND livemode = ?',
   )
-  const moveWaiting = (row: Pick<LeadRow, 'campaignId' | 'livemode'>, by: 1 | -1) => countWaiting.run(by, row.campaignId, row.livemode ? 1 : 0)
+  // Intake reads the count for every lead: kept in memory once read, moved with the row in
+  // SQLite, and dropped when a transaction rolls back (this process is the only writer).
+  const waitingCounts = new Map<string, number>()
+  onRollback(() => waitingCounts.clear())
+  const countKey = (campaignId: string, livemode: boolean) => (livemode ? `l${campaignId}` : `t${campaignId}`)
+  const moveWaiting = (row: Pick<LeadRow, 'campaignId' | 'livemode'>, by: 1 | -1) => {
+    countWaiting.run(by, row.campaignId, row.livemode ? 1 : 0)
+    const key = countKey(row.campaignId, row.livemode)
+    const known = waitingCounts.get(key)
+    if (known !== undefined) waitingCounts.set(key, known + by)
+  }
   const callRequestsSince = sqlite.query<{ n: number }, [string, number]>(
     'SELECT count(*) AS n FROM call_requests WHERE lead_id = ? AND at > ?',
   )
@@ -159,7 +169,13 @@ export function leadStore(db: Db, sqlite: Database) {
       for (const r of rows.iterate()) yield { campaignId: r.campaign_id, livemode: r.livemode === 1, id: r.id, queueKey: r.queue_key }
     },
     apiWaiting(campaignId: string, livemode: boolean): number {
-      return waiting.get(campaignId, livemode ? 1 : 0)?.n ?? 0
+      const key = countKey(campaignId, livemode)
+      let count = waitingCounts.get(key)
+      if (count === undefined) {
+        count = waiting.get(campaignId, livemode ? 1 : 0)?.n ?? 0
+        waitingCounts.set(key, count)
+      }
+      return count
     },
     /** Ensures the counter rows exist (campaigns made before the counters migration have them from it). */
     counterRows(campaignId: string): void {

@@ -1,3 +1,4 @@
+import { eventKeyMaker } from '../../db/event-keys'
 import type { EventRow, EventStore } from '../../db/stores/event-store'
 import type { Clock } from '../../jobs/clock'
 import { iso } from '../../jobs/clock'
@@ -36,7 +37,10 @@ export interface NewEvent {
 /** Told of every stored event inside its transaction (the webhook outbox subscribes here). */
 export type EventListener = (event: EventRow, envelope: EventEnvelope) => void
 
-/** `evt_` and the 32 hex digits of a uuid v7, so ids sort by time like every other id. */
+/**
+ * `evt_` and the 32 hex digits of a uuid v7, so ids sort by time like every other id. For an
+ * event that is not stored (a webhook test send); stored events take theirs from eventKeyMaker.
+ */
 export const newEventId = (): string => {
   const id = newId()
   return `evt_${id.slice(0, 8)}${id.slice(9, 13)}${id.slice(14, 18)}${id.slice(19, 23)}${id.slice(24)}`
@@ -44,6 +48,7 @@ export const newEventId = (): string => {
 
 export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: string }) {
   const listeners: EventListener[] = []
+  const nextKey = eventKeyMaker(() => deps.clock.now(), deps.events.lastSeq())
   return {
     onRecorded(listener: EventListener): void {
       listeners.push(listener)
@@ -52,8 +57,9 @@ export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: s
     /** Stores an event; call it inside the transaction that makes the change it reports. */
     record(input: NewEvent): EventEnvelope {
       const created = deps.clock.now()
+      const key = nextKey()
       const envelope: EventEnvelope = {
-        id: newEventId(),
+        id: key.id,
         type: input.type,
         created: iso(created),
         livemode: input.livemode,
@@ -61,7 +67,8 @@ export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: s
         data: { object: input.object },
       }
       const row: EventRow = {
-        id: envelope.id,
+        seq: key.seq,
+        id: key.id,
         orgId: input.orgId,
         livemode: input.livemode,
         type: input.type,

@@ -1,0 +1,75 @@
+/**
+ * Stored event ids. An event's id and its place in the events table (`seq`, the table's
+ * integer key) are made together: `seq` is the millisecond since EVENT_EPOCH_MS times
+ * IDS_PER_MS plus a counter, and the id is a uuid v7 carrying that millisecond and counter, so
+ * ids sort as their `seq` does. The table then needs no index on the text id (an id is found
+ * by its millisecond's range of `seq`) and none on `created` (old events go by `seq` range):
+ * two fewer b-trees written per event (docs/decisions.md, "Events keyed by time").
+ * No Drizzle here: the event log makes keys with it and the event store finds them.
+ */
+
+/** 2020-01-01: `seq` stays below 2^53 (a JS integer) until 2089. */
+export const EVENT_EPOCH_MS = Date.UTC(2020, 0, 1)
+export const IDS_PER_MS = 4096
+
+export interface EventKey {
+  id: string
+  seq: number
+}
+
+const STORED_ID = /^evt_[0-9a-f]{32}$/
+
+/** The first `seq` of a millisecond (earlier than the epoch counts as the epoch). */
+export const firstSeqOf = (ms: number): number => (Math.max(ms, EVENT_EPOCH_MS) - EVENT_EPOCH_MS) * IDS_PER_MS
+
+/**
+ * The `seq` range of the millisecond an id names (its first 48 bits, as in any uuid v7):
+ * the event with this id, if stored, is in it. Null for a value that is not an event id.
+ */
+export function seqRangeOf(id: string): { from: number; to: number } | null {
+  if (!STORED_ID.test(id)) return null
+  const from = firstSeqOf(parseInt(id.slice(4, 16), 16))
+  return { from, to: from + IDS_PER_MS - 1 }
+}
+
+const hex = (value: number, digits: number): string => value.toString(16).padStart(digits, '0')
+
+/** Random hex for the ids' last 64 bits, drawn from the system's generator a page at a time. */
+function randomTails(): () => string {
+  const pool = new Uint32Array(1024)
+  let next = pool.length
+  return () => {
+    if (next + 2 > pool.length) {
+      crypto.getRandomValues(pool)
+      next = 0
+    }
+    // uuid variant bits 10, then 62 random bits.
+    const high = ((pool[next++]! >>> 2) | 0x80000000) >>> 0
+    return hex(high, 8) + hex(pool[next++]!, 8)
+  }
+}
+
+/**
+ * Makes event keys in the order of `now` (the service clock). Never goes back: when the clock
+ * does, or a millisecond's IDS_PER_MS are used up, it carries on in the next millisecond.
+ * `lastSeq` is the largest stored; the maker starts after that millisecond, so a new id never
+ * shares a millisecond with one made by an earlier process (or an older id format).
+ */
+export function eventKeyMaker(now: () => number, lastSeq: number | null): () => EventKey {
+  let ms = lastSeq === null ? 0 : EVENT_EPOCH_MS + Math.floor(lastSeq / IDS_PER_MS)
+  let count = IDS_PER_MS
+  const tail = randomTails()
+  return () => {
+    const at = Math.max(Math.floor(now()), EVENT_EPOCH_MS)
+    if (at > ms) {
+      ms = at
+      count = 0
+    } else if (count >= IDS_PER_MS) {
+      ms++
+      count = 0
+    }
+    const n = count++
+    const id = `evt_${hex(ms, 12)}7${hex(n, 3)}${tail()}`
+    return { id, seq: (ms - EVENT_EPOCH_MS) * IDS_PER_MS + n }
+  }
+}
