@@ -18,6 +18,8 @@ export interface EventKey {
 }
 
 const STORED_ID = /^evt_[0-9a-f]{32}$/
+/** Each counter value as its three hex digits. */
+const COUNTERS = Array.from({ length: IDS_PER_MS }, (_, n) => n.toString(16).padStart(3, '0'))
 
 /** The first `seq` of a millisecond (earlier than the epoch counts as the epoch). */
 export const firstSeqOf = (ms: number): number => (Math.max(ms, EVENT_EPOCH_MS) - EVENT_EPOCH_MS) * IDS_PER_MS
@@ -34,20 +36,27 @@ export function seqRangeOf(id: string): { from: number; to: number } | null {
 
 const hex = (value: number, digits: number): string => value.toString(16).padStart(digits, '0')
 
-/** Random hex for the ids' last 64 bits, drawn from the system's generator a page at a time. */
+/**
+ * The ids' last 16 hex digits: the uuid variant (binary 10) then 62 random bits. Taken from a
+ * page of random hex made at once, since formatting each id's bits cost as much as its insert's
+ * bookkeeping.
+ */
 function randomTails(): () => string {
-  const pool = new Uint32Array(1024)
-  let next = pool.length
+  let page = ''
+  let next = 0
   return () => {
-    if (next + 2 > pool.length) {
-      crypto.getRandomValues(pool)
+    if (next + 16 > page.length) {
+      page = Buffer.from(crypto.getRandomValues(new Uint8Array(4096))).toString('hex')
       next = 0
     }
-    // uuid variant bits 10, then 62 random bits.
-    const high = ((pool[next++]! >>> 2) | 0x80000000) >>> 0
-    return hex(high, 8) + hex(pool[next++]!, 8)
+    const tail = page.slice(next, next + 16)
+    next += 16
+    return VARIANT_DIGIT[tail.charCodeAt(0)]! + tail.slice(1)
   }
 }
+/** A random hex digit (by character code) as the variant digit 8, 9, a or b: its value's two low bits. */
+const VARIANT_DIGIT: string[] = []
+for (let value = 0; value < 16; value++) VARIANT_DIGIT[value.toString(16).charCodeAt(0)] = (8 + (value & 3)).toString(16)
 
 /**
  * Makes event keys in the order of `now` (the service clock). Never goes back: when the clock
@@ -58,18 +67,17 @@ function randomTails(): () => string {
 export function eventKeyMaker(now: () => number, lastSeq: number | null): () => EventKey {
   let ms = lastSeq === null ? 0 : EVENT_EPOCH_MS + Math.floor(lastSeq / IDS_PER_MS)
   let count = IDS_PER_MS
+  /** `evt_`, the millisecond and the version digit: the same for every id of the millisecond. */
+  let head = ''
   const tail = randomTails()
   return () => {
     const at = Math.max(Math.floor(now()), EVENT_EPOCH_MS)
-    if (at > ms) {
-      ms = at
+    if (at > ms || count >= IDS_PER_MS) {
+      ms = at > ms ? at : ms + 1
       count = 0
-    } else if (count >= IDS_PER_MS) {
-      ms++
-      count = 0
+      head = `evt_${hex(ms, 12)}7`
     }
     const n = count++
-    const id = `evt_${hex(ms, 12)}7${hex(n, 3)}${tail()}`
-    return { id, seq: (ms - EVENT_EPOCH_MS) * IDS_PER_MS + n }
+    return { id: head + COUNTERS[n] + tail(), seq: (ms - EVENT_EPOCH_MS) * IDS_PER_MS + n }
   }
 }

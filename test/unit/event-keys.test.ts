@@ -29,6 +29,16 @@ describe('eventKeyMaker', () => {
     expect(new Set(keys.map((k) => k.id)).size).toBe(keys.length)
   })
 
+  test('the last 64 bits are the variant and random bits: all four variant digits, no tail twice', () => {
+    const { next } = makerAt(AT)
+    const ids = Array.from({ length: 2_000 }, () => next().id)
+    const variants = new Map<string, number>()
+    for (const id of ids) variants.set(id[20]!, (variants.get(id[20]!) ?? 0) + 1)
+    expect([...variants.keys()].sort()).toEqual(['8', '9', 'a', 'b'])
+    for (const count of variants.values()) expect(count).toBeGreaterThan(350)
+    expect(new Set(ids.map((id) => id.slice(20))).size).toBe(ids.length)
+  })
+
   test('a millisecond holds IDS_PER_MS keys; the next one goes on in the following millisecond', () => {
     const { next } = makerAt(AT)
     const keys = Array.from({ length: IDS_PER_MS + 2 }, next)

@@ -38,9 +38,13 @@ describe('zonesForPhone', () => {
     expect(zonesForPhone(phone, ORG)).toEqual(zones)
   })
 
-  test('returns a fresh array each time', () => {
-    const first = zonesForPhone('+19071001234', ORG)
-    first.push('Mutated/Zone')
+  test('the lists are shared and frozen: nobody can change them for the next lead', () => {
+    for (const phone of ['+19071001234', '+18005550123', '+442071234567']) {
+      const first = zonesForPhone(phone, ORG)
+      expect(Object.isFrozen(first)).toBe(true)
+      expect(() => (first as string[]).push('Mutated/Zone')).toThrow()
+      expect(zonesForPhone(phone, ORG)).toBe(first)
+    }
     expect(zonesForPhone('+19071001234', ORG)).toEqual(['America/Adak', 'America/Anchorage'])
   })
 })

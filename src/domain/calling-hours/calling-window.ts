@@ -109,7 +109,20 @@ function wallToInstant(zone: string, wall: number): number {
   return hi * BLOCK
 }
 
+/** Campaign windows are a few strings read for every lead placed: each is parsed once. */
+const minutesByText = new Map<string, number>()
+
 function minutesOf(hhmm: string): number {
+  let minutes = minutesByText.get(hhmm)
+  if (minutes === undefined) {
+    minutes = parseMinutes(hhmm)
+    if (minutesByText.size >= CACHE_LIMIT) minutesByText.clear()
+    minutesByText.set(hhmm, minutes)
+  }
+  return minutes
+}
+
+function parseMinutes(hhmm: string): number {
   const match = /^(?:([01]\d|2[0-3]):([0-5]\d)|24:00)$/.exec(hhmm)
   if (!match) throw new RangeError(`not an HH:MM time: ${hhmm}`)
   return match[1] === undefined ? 24 * 60 : Number(match[1]) * 60 + Number(match[2])

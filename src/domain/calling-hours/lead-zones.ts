@@ -14,18 +14,31 @@ const MAX_ZONES = 4
 const ZONES_BY_PREFIX = new Map<string, readonly string[] | null>(
   Object.entries(NANP_ZONES).map(([prefix, joined]) => {
     const zones = joined.split('&')
-    return [prefix, zones.length > MAX_ZONES ? null : zones]
+    return [prefix, zones.length > MAX_ZONES ? null : Object.freeze(zones)]
   }),
 )
 const LONGEST_PREFIX = Math.max(...Object.keys(NANP_ZONES).map((prefix) => prefix.length))
 
-/** The IANA zones a lead at `e164` (+1...) may be in; [orgTimezone] when the number does not say. */
-export function zonesForPhone(e164: string, orgTimezone: string): string[] {
+/**
+ * The IANA zones a lead at `e164` (+1...) may be in; [orgTimezone] when the number does not say.
+ * The list is shared and frozen (intake asks for every lead).
+ */
+export function zonesForPhone(e164: string, orgTimezone: string): readonly string[] {
   const digits = e164.startsWith('+') ? e164.slice(1) : e164
   // Keys are at most LONGEST_PREFIX digits: longer candidates can never match.
   for (let length = Math.min(digits.length, LONGEST_PREFIX); length >= 1; length--) {
     const zones = ZONES_BY_PREFIX.get(digits.slice(0, length))
-    if (zones !== undefined) return zones ? [...zones] : [orgTimezone]
+    if (zones !== undefined) return zones ?? orgZone(orgTimezone)
   }
-  return [orgTimezone]
+  return orgZone(orgTimezone)
+}
+
+const orgZones = new Map<string, readonly string[]>()
+const orgZone = (zone: string): readonly string[] => {
+  let list = orgZones.get(zone)
+  if (list === undefined) {
+    list = Object.freeze([zone])
+    orgZones.set(zone, list)
+  }
+  return list
 }
