@@ -27,6 +27,7 @@ const CONFIG_FLAGS = {
   'public-url': { type: 'string' }, 'admin-token': { type: 'string' }, 'fake-clock': { type: 'boolean' },
   'sim-speed': { type: 'string' }, 'webhook-allow-private': { type: 'boolean' }, synchronous: { type: 'string' },
   'log-requests': { type: 'string' }, 'check-replies': { type: 'string' }, 'group-commits': { type: 'string' }, 'shutdown-grace-seconds': { type: 'string' },
+  'sqlite-cache-mb': { type: 'string' },
 } as const
 
 function configFrom(argv: string[], extra: Record<string, { type: 'string' | 'boolean' }> = {}) {

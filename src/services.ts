@@ -76,7 +76,11 @@ export interface ServiceOptions {
 }
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
-  const database = openDatabase(config.databasePath, { synchronous: config.synchronous, groupCommits: config.groupCommits })
+  const database = openDatabase(config.databasePath, {
+    synchronous: config.synchronous,
+    groupCommits: config.groupCommits,
+    cacheMb: config.sqliteCacheMb,
+  })
   migrate(database)
   const stores = createStores(database)
 

@@ -48,6 +48,8 @@ export interface DatabaseHandle {
 
 export interface OpenOptions {
   synchronous?: 'NORMAL' | 'FULL'
+  /** The page cache of this connection in MB; unset: SQLite's default (2 MB). */
+  cacheMb?: number
   /**
    * Grouped commits: the outermost transactions of one event-loop turn become savepoints of
    * one SQLite transaction, committed once at the end of that turn (setImmediate). Replies
@@ -81,6 +83,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   // A second process (the backup command) may hold a lock briefly; wait rather than fail.
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA temp_store = MEMORY')
+  // Negative: a size in KiB rather than in pages.
+  if (options.cacheMb !== undefined) sqlite.run(`PRAGMA cache_size = -${Math.round(options.cacheMb * 1024)}`)
   const checkpointer = path === ':memory:' ? null : startCheckpointer(sqlite, path, options.synchronous ?? 'NORMAL', options.wal)
   // Drizzle prepares (compiles) every query's SQL anew; bun:sqlite's query() keeps compiled
   // statements by SQL text, so queries of the same shape compile once. Drizzle never finalizes

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { join, resolve } from 'node:path'
 import { ConfigError, loadConfig } from '../../src/config'
+import { createHarness } from '../harness'
 
 /** The ConfigError `run` throws; fails the test when it throws nothing or something else. */
 function configError(run: () => unknown): ConfigError {
@@ -27,6 +28,7 @@ describe('loadConfig: defaults', () => {
       simSpeed: 1,
       webhookAllowPrivate: false,
       synchronous: 'NORMAL',
+      sqliteCacheMb: 32,
       groupCommits: true,
       authFailuresPerMinute: 20,
       trustProxy: false,
@@ -64,6 +66,7 @@ describe('loadConfig: environment and flags', () => {
       DIALER_LOG_REQUESTS: 'off',
       DIALER_API_VERSION: '2027-01-01',
       DIALER_SHUTDOWN_GRACE_SECONDS: '30',
+      DIALER_SQLITE_CACHE_MB: '64',
     })
     expect(config).toMatchObject({
       port: 9090,
@@ -82,6 +85,7 @@ describe('loadConfig: environment and flags', () => {
       logRequests: false,
       apiVersion: '2027-01-01',
       shutdownGraceMs: 30_000,
+      sqliteCacheMb: 64,
     })
   })
 
@@ -144,6 +148,9 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
     [{ DIALER_API_VERSION: 'v1' }, 'DIALER_API_VERSION'],
     [{ DIALER_SHUTDOWN_GRACE_SECONDS: '-1' }, 'DIALER_SHUTDOWN_GRACE_SECONDS'],
     [{ DIALER_SHUTDOWN_GRACE_SECONDS: 'soon' }, 'DIALER_SHUTDOWN_GRACE_SECONDS'],
+    [{ DIALER_SQLITE_CACHE_MB: '1' }, 'DIALER_SQLITE_CACHE_MB'],
+    [{ DIALER_SQLITE_CACHE_MB: '5000' }, 'DIALER_SQLITE_CACHE_MB'],
+    [{ DIALER_SQLITE_CACHE_MB: 'lots' }, 'DIALER_SQLITE_CACHE_MB'],
   ])('%o', (env, name) => {
     expect(configError(() => loadConfig(env)).message).toContain(name)
   })
@@ -155,5 +162,19 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
   test('the floor values themselves are accepted', () => {
     expect(loadConfig({ DIALER_AUTH_FAILURES_PER_MINUTE: '20' }).authFailuresPerMinute).toBe(20)
     expect(loadConfig({ DIALER_ADMIN_TOKEN: '1234567890123456' }).adminToken).toBe('1234567890123456')
+  })
+})
+
+describe('DIALER_SQLITE_CACHE_MB', () => {
+  test.each([
+    [{}, -32 * 1024],
+    [{ DIALER_SQLITE_CACHE_MB: '2' }, -2 * 1024],
+  ])('%p sets the service connection page cache', (env, expected) => {
+    const h = createHarness({ env })
+    try {
+      expect((h.services.database.sqlite.query('PRAGMA cache_size').get() as { cache_size: number }).cache_size).toBe(expected)
+    } finally {
+      h.close()
+    }
   })
 })
