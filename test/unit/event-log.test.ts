@@ -28,6 +28,21 @@ describe('eventLog.record', () => {
     }
   })
 
+  test('an api_version that needs escaping is escaped alike in both bodies', () => {
+    const rows: EventRow[] = []
+    const odd = eventLog({
+      events: { insert: (row: EventRow) => rows.push(row), lastSeq: () => null } as unknown as EventStore,
+      clock: new FakeClock(Date.UTC(2026, 0, 5)),
+      apiVersion: 'v"1\\2',
+    })
+    const base = { type: 'lead.queued' as const, orgId: 'o', livemode: false, campaignId: null, objectId: 'l1', object: { a: 1 } }
+    odd.record(base)
+    const given = odd.record({ ...base, objectJson: '{"a":1}' })
+    expect(rows[1]!.body).toBe(JSON.stringify(given))
+    expect(JSON.parse(rows[1]!.body).api_version).toBe('v"1\\2')
+    expect(JSON.parse(rows[0]!.body)).toEqual({ ...JSON.parse(rows[1]!.body), id: rows[0]!.id })
+  })
+
   test('event ids are evt_ and 32 hex digits, in time order', () => {
     const ids = Array.from({ length: 50 }, newEventId)
     for (const id of ids) expect(id).toMatch(/^evt_[0-9a-f]{32}$/)

@@ -38,6 +38,22 @@ describe('zonesForPhone', () => {
     expect(zonesForPhone(phone, ORG)).toEqual(zones)
   })
 
+  test('every number gets its longest prefix in the table (a number under each entry, and one past each split area)', () => {
+    const reference = (digits: string): string[] => {
+      for (let length = digits.length; length >= 1; length--) {
+        const joined = (NANP_ZONES as Record<string, string>)[digits.slice(0, length)]
+        if (joined !== undefined) return joined.split('&').length > 4 ? [ORG] : joined.split('&')
+      }
+      return [ORG]
+    }
+    for (const prefix of Object.keys(NANP_ZONES)) {
+      for (const fill of ['0', '5', '9']) {
+        const digits = (prefix + fill.repeat(11)).slice(0, 11)
+        expect([...zonesForPhone(`+${digits}`, ORG)]).toEqual(reference(digits))
+      }
+    }
+  })
+
   test('the lists are shared and frozen: nobody can change them for the next lead', () => {
     for (const phone of ['+19071001234', '+18005550123', '+442071234567']) {
       const first = zonesForPhone(phone, ORG)

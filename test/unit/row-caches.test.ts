@@ -3,7 +3,7 @@ import { createHarness, seedWorld, type Harness } from '../harness'
 
 /**
  * Organization and campaign rows are cached by id (read on every lead placed), and each
- * campaign's count of waiting API leads once read; the caches follow writes and drop
+ * campaign's count of waiting API leads once read, and which campaigns retired no number; the caches follow writes and drop
  * everything when a transaction rolls back, so a rolled-back change is never served from memory.
  */
 let h: Harness
@@ -67,5 +67,38 @@ describe('row caches', () => {
     leads.update(row, { status: 'out_of_queue', queueKey: null })
     expect(leads.apiWaiting(w.campaignId, true)).toBe(1)
     expect(stored()).toBe(1)
+  })
+
+  test('a campaign known to retire no number sees a number retired after that, and not one rolled back', async () => {
+    h = createHarness()
+    const w = await seedWorld(h)
+    const campaigns = h.services.stores.campaigns
+    const add = (phone: string) => h.api('POST', '/leads', { key: w.live, body: { campaign_id: w.campaignId, phone } })
+    expect((await add('+12126230011')).status).toBe(201)
+    expect(campaigns.isRetired(w.campaignId, true, '+12126230012')).toBe(false)
+    const retire = await h.admin('POST', `/campaigns/${w.campaignId}/retired_numbers`, { phone: '+12126230012', livemode: true })
+    expect(retire.status, retire.text).toBe(201)
+    const refused = await add('+12126230012')
+    expect(refused.status).toBe(422)
+    expect(refused.body.error.code).toBe('number_retired')
+    expect(campaigns.isRetired(w.campaignId, false, '+12126230013')).toBe(false)
+    expect(() =>
+      h.services.stores.transaction(() => {
+        campaigns.insertRetired({ id: crypto.randomUUID(), campaignId: w.campaignId, livemode: false, phone: '+12126230013', reason: 'test', created: 0 })
+        expect(campaigns.isRetired(w.campaignId, false, '+12126230013')).toBe(true)
+        throw new Error('undo')
+      }),
+    ).toThrow('undo')
+    expect(campaigns.isRetired(w.campaignId, false, '+12126230013')).toBe(false)
+    expect(campaigns.isRetired(w.campaignId, true, '+12126230012')).toBe(true)
+    // Un-retiring in a transaction that rolls back: "none retired" learnt inside it is forgotten.
+    expect(() =>
+      h.services.stores.transaction(() => {
+        expect(campaigns.deleteRetired(w.campaignId, retire.body.data.id)).toBeDefined()
+        expect(campaigns.isRetired(w.campaignId, true, '+12126230012')).toBe(false)
+        throw new Error('undo')
+      }),
+    ).toThrow('undo')
+    expect(campaigns.isRetired(w.campaignId, true, '+12126230012')).toBe(true)
   })
 })

@@ -22,6 +22,14 @@ export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: (
   const isRetired = sqlite.query<{ one: number }, [string, number, string]>(
     'SELECT 1 AS one FROM retired_numbers WHERE campaign_id = ? AND livemode = ? AND phone = ? LIMIT 1',
   )
+  const anyRetired = sqlite.query<{ one: number }, [string, number]>(
+    'SELECT 1 AS one FROM retired_numbers WHERE campaign_id = ? AND livemode = ? LIMIT 1',
+  )
+  // Most campaigns retire no number: those found to have none skip the read per lead. A retire
+  // (or a rollback, which may undo one) forgets what was known.
+  const noneRetired = new Set<string>()
+  onRollback(() => noneRetired.clear())
+  const retiredKey = (campaignId: string, livemode: boolean) => (livemode ? `l${campaignId}` : `t${campaignId}`)
   return {
     insert(row: NewCampaign): CampaignRow {
       return cache.remember(db.insert(campaigns).values(row).returning().get())!
@@ -52,10 +60,15 @@ export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: (
         .where(and(eq(campaigns.orgId, orgId), inArray(campaigns.id, [...ids]))).all().map((r) => r.id)
     },
     insertRetired(row: typeof retiredNumbers.$inferInsert): RetiredNumberRow | undefined {
+      noneRetired.delete(retiredKey(row.campaignId, row.livemode))
       return db.insert(retiredNumbers).values(row).onConflictDoNothing().returning().get()
     },
     isRetired(campaignId: string, livemode: boolean, phone: string): boolean {
-      return isRetired.get(campaignId, livemode ? 1 : 0, phone) !== null
+      const key = retiredKey(campaignId, livemode)
+      if (noneRetired.has(key)) return false
+      if (isRetired.get(campaignId, livemode ? 1 : 0, phone) !== null) return true
+      if (anyRetired.get(campaignId, livemode ? 1 : 0) === null) noneRetired.add(key)
+      return false
     },
     findRetired(campaignId: string, livemode: boolean, phone: string): RetiredNumberRow | undefined {
       return retired.get({ campaignId, livemode: livemode ? 1 : 0, phone })

@@ -18,6 +18,10 @@ const ZONES_BY_PREFIX = new Map<string, readonly string[] | null>(
   }),
 )
 const LONGEST_PREFIX = Math.max(...Object.keys(NANP_ZONES).map((prefix) => prefix.length))
+/** '1' and an area code: the key length of most entries. */
+const AREA = 4
+/** The few area codes split further by exchange; any other number's longest prefix is at most its area code. */
+const SPLIT_AREAS = new Set(Object.keys(NANP_ZONES).filter((prefix) => prefix.length > AREA).map((prefix) => prefix.slice(0, AREA)))
 
 /**
  * The IANA zones a lead at `e164` (+1...) may be in; [orgTimezone] when the number does not say.
@@ -25,8 +29,9 @@ const LONGEST_PREFIX = Math.max(...Object.keys(NANP_ZONES).map((prefix) => prefi
  */
 export function zonesForPhone(e164: string, orgTimezone: string): readonly string[] {
   const digits = e164.startsWith('+') ? e164.slice(1) : e164
-  // Keys are at most LONGEST_PREFIX digits: longer candidates can never match.
-  for (let length = Math.min(digits.length, LONGEST_PREFIX); length >= 1; length--) {
+  // Keys are at most LONGEST_PREFIX digits (AREA unless the area code is split): longer candidates can never match.
+  const longest = SPLIT_AREAS.has(digits.slice(0, AREA)) ? LONGEST_PREFIX : AREA
+  for (let length = Math.min(digits.length, longest); length >= 1; length--) {
     const zones = ZONES_BY_PREFIX.get(digits.slice(0, length))
     if (zones !== undefined) return zones ?? orgZone(orgTimezone)
   }

@@ -49,6 +49,7 @@ export const newEventId = (): string => {
 export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: string }) {
   const listeners: EventListener[] = []
   const nextKey = eventKeyMaker(() => deps.clock.now(), deps.events.lastSeq())
+  const apiVersionJson = JSON.stringify(deps.apiVersion)
   return {
     onRecorded(listener: EventListener): void {
       listeners.push(listener)
@@ -75,7 +76,7 @@ export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: s
         campaignId: input.campaignId,
         objectId: input.objectId,
         created,
-        body: input.objectJson === undefined ? JSON.stringify(envelope) : envelopeJson(envelope, input.objectJson),
+        body: input.objectJson === undefined ? JSON.stringify(envelope) : envelopeJson(envelope, input.objectJson, apiVersionJson),
       }
       deps.events.insert(row)
       for (const listener of listeners) listener(row, envelope)
@@ -86,9 +87,13 @@ export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: s
 
 export type EventLog = ReturnType<typeof eventLog>
 
-/** JSON.stringify(envelope), with the object's JSON given: the same text, key for key. */
-function envelopeJson(envelope: EventEnvelope, objectJson: string): string {
-  const head = `{"id":${JSON.stringify(envelope.id)},"type":${JSON.stringify(envelope.type)},"created":${JSON.stringify(envelope.created)}` +
-    `,"livemode":${envelope.livemode},"api_version":${JSON.stringify(envelope.api_version)}`
-  return `${head},"data":{"object":${objectJson}}}`
+/**
+ * JSON.stringify(envelope), with the object's JSON given: the same text, key for key. The id
+ * (evt_ and hex), the type (one of EVENT_TYPES) and `created` (an ISO instant) never need
+ * escaping, so they are quoted as they are (a JSON.stringify each cost intake about 1 µs a
+ * lead); the configured api_version comes already as JSON.
+ */
+function envelopeJson(envelope: EventEnvelope, objectJson: string, apiVersionJson: string): string {
+  return `{"id":"${envelope.id}","type":"${envelope.type}","created":"${envelope.created}","livemode":${envelope.livemode}` +
+    `,"api_version":${apiVersionJson},"data":{"object":${objectJson}}}`
 }
