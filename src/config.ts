@@ -68,10 +68,10 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   if (synchronousRaw !== 'NORMAL' && synchronousRaw !== 'FULL') {
     throw new ConfigError('DIALER_SYNCHRONOUS must be NORMAL or FULL')
   }
-  // 32 MB: the pages intake keeps going back to (each campaign's and organization's spot in
+  // 16 MB: the pages intake keeps going back to (each campaign's and organization's spot in
   // the lead and event indexes) stay in memory; SQLite's own default of 2 MB made a batch lead
   // about 6% dearer on the development VM (docs/decisions.md, "Storage"). 2 to 4096.
-  const sqliteCacheMb = integer(pick('sqlite-cache-mb', 'DIALER_SQLITE_CACHE_MB') ?? '32', 'DIALER_SQLITE_CACHE_MB', 2, 4096)
+  const sqliteCacheMb = integer(pick('sqlite-cache-mb', 'DIALER_SQLITE_CACHE_MB') ?? '16', 'DIALER_SQLITE_CACHE_MB', 2, 4096)
   // On: the writes of one event-loop turn (all requests and timers that ran in it) share one
   // commit, and each reply waits for it. Concurrent writers then pay for one commit, not one
   // each. Off: every unit of work commits on its own.

@@ -28,7 +28,7 @@ describe('loadConfig: defaults', () => {
       simSpeed: 1,
       webhookAllowPrivate: false,
       synchronous: 'NORMAL',
-      sqliteCacheMb: 32,
+      sqliteCacheMb: 16,
       groupCommits: true,
       authFailuresPerMinute: 20,
       trustProxy: false,
@@ -167,7 +167,7 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
 
 describe('DIALER_SQLITE_CACHE_MB', () => {
   test.each([
-    [{}, -32 * 1024],
+    [{}, -16 * 1024],
     [{ DIALER_SQLITE_CACHE_MB: '2' }, -2 * 1024],
   ])('%p sets the service connection page cache', (env, expected) => {
     const h = createHarness({ env })
