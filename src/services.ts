@@ -138,6 +138,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     transport: options.webhookTransport ?? httpTransport(),
     allowPrivate: config.webhookAllowPrivate,
     transaction: stores.transaction,
+    eventBody: (eventId) => stores.events.get(eventId)?.body,
     endpoint: (id) => webhooks.endpoint(id),
     endpointChanged: (endpoint) => webhooks.changed(endpoint),
   })

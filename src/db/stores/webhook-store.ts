@@ -1,7 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm'
 import type { Db } from '../client'
-import { seqRangeOf } from '../event-keys'
 import { webhookDeliveries, webhookEndpoints } from '../schema'
 import { tableCodec } from '../table-codec'
 
@@ -14,7 +13,6 @@ export type DeliveryStatus = DeliveryRow['status']
 export function webhookStore(db: Db, sqlite: Database) {
   // Each event makes a delivery per subscribed endpoint: the codec's cached statements.
   const deliveries = tableCodec(sqlite, webhookDeliveries)
-  const body = sqlite.query<{ body: string }, [number, number, string]>('SELECT body FROM events WHERE seq BETWEEN ? AND ? AND id = ?')
   return {
     // ---- endpoints ----
     insertEndpoint(row: NewEndpoint): EndpointRow {
@@ -75,10 +73,6 @@ export function webhookStore(db: Db, sqlite: Database) {
           options.startingAfter ? lt(webhookDeliveries.id, options.startingAfter) : undefined,
         ))
         .orderBy(desc(webhookDeliveries.id)).limit(limit).all()
-    },
-    eventBody(eventId: string): string | undefined {
-      const range = seqRangeOf(eventId)
-      return range ? body.get(range.from, range.to, eventId)?.body : undefined
     },
     /** Deliveries still to be tried (metrics: the backlog). */
     backlog(): number {

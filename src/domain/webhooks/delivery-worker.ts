@@ -35,6 +35,8 @@ export class DeliveryWorker {
       transport: WebhookTransport
       allowPrivate: boolean
       transaction: <T>(work: () => T) => T
+      /** A stored event's body (undefined once purged). */
+      eventBody: (eventId: string) => string | undefined
       /** The endpoint as it is now (a cached read: one per try). */
       endpoint: (id: string) => EndpointRow | undefined
       /** The endpoint's row changed here (success, failure, auto-pause). */
@@ -118,7 +120,7 @@ export class DeliveryWorker {
       store.updateDelivery(id, { status: 'skipped_paused', nextAttemptAt: null })
       return
     }
-    const body = delivery.payload ?? store.eventBody(delivery.eventId ?? '')
+    const body = delivery.payload ?? (delivery.eventId === null ? undefined : this.deps.eventBody(delivery.eventId))
     if (body === undefined) {
       // The event was purged (30 days) before this retry: nothing left to send.
       store.updateDelivery(id, { status: 'gave_up', nextAttemptAt: null, lastError: 'event_expired' })
