@@ -59,19 +59,20 @@ const VARIANT_DIGIT: string[] = []
 for (let value = 0; value < 16; value++) VARIANT_DIGIT[value.toString(16).charCodeAt(0)] = (8 + (value & 3)).toString(16)
 
 /**
- * Makes event keys in the order of `now` (the service clock). Never goes back: when the clock
- * does, or a millisecond's IDS_PER_MS are used up, it carries on in the next millisecond.
- * `lastSeq` is the largest stored; the maker starts after that millisecond, so a new id never
- * shares a millisecond with one made by an earlier process (or an older id format).
+ * Makes event keys for events stored at a time (the service clock's `created`), never in a
+ * millisecond before it. Never goes back either: when the clock does, or a millisecond's
+ * IDS_PER_MS are used up, it carries on in the next millisecond. `lastSeq` is the largest
+ * stored; the maker starts after that millisecond, so a new id never shares a millisecond with
+ * one made by an earlier process (or an older id format).
  */
-export function eventKeyMaker(now: () => number, lastSeq: number | null): () => EventKey {
+export function eventKeyMaker(lastSeq: number | null): (created: number) => EventKey {
   let ms = lastSeq === null ? 0 : EVENT_EPOCH_MS + Math.floor(lastSeq / IDS_PER_MS)
   let count = IDS_PER_MS
   /** `evt_`, the millisecond and the version digit: the same for every id of the millisecond. */
   let head = ''
   const tail = randomTails()
-  return () => {
-    const at = Math.max(Math.floor(now()), EVENT_EPOCH_MS)
+  return (created) => {
+    const at = Math.max(Math.floor(created), EVENT_EPOCH_MS)
     if (at > ms || count >= IDS_PER_MS) {
       ms = at > ms ? at : ms + 1
       count = 0

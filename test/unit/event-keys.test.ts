@@ -7,7 +7,8 @@ const UUID_V7 = /^evt_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/
 /** A maker on a clock the test moves. */
 function makerAt(start: number, lastSeq: number | null = null) {
   let now = start
-  const next = eventKeyMaker(() => now, lastSeq)
+  const make = eventKeyMaker(lastSeq)
+  const next = () => make(now)
   return { next, set: (ms: number) => (now = ms) }
 }
 

@@ -48,7 +48,7 @@ export const newEventId = (): string => {
 
 export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: string }) {
   const listeners: EventListener[] = []
-  const nextKey = eventKeyMaker(() => deps.clock.now(), deps.events.lastSeq())
+  const nextKey = eventKeyMaker(deps.events.lastSeq())
   const apiVersionJson = JSON.stringify(deps.apiVersion)
   return {
     onRecorded(listener: EventListener): void {
@@ -58,7 +58,7 @@ export function eventLog(deps: { events: EventStore; clock: Clock; apiVersion: s
     /** Stores an event; call it inside the transaction that makes the change it reports. */
     record(input: NewEvent): EventEnvelope {
       const created = deps.clock.now()
-      const key = nextKey()
+      const key = nextKey(created)
       const envelope: EventEnvelope = {
         id: key.id,
         type: input.type,
