@@ -27,6 +27,7 @@ export function createApp(s: Services) {
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))
     .use(adminRoutes(s))
   if (!s.config.checkReplies) skipReplyChecks(app)
+  keepBodylessRoutesSync(app)
   return app
 }
 
@@ -41,6 +42,21 @@ function skipReplyChecks(app: AnyElysia): void {
     const replies = (route.hooks as { response?: Record<string, object> }).response
     if (!replies) continue
     for (const status of Object.keys(replies)) replies[status] = { ...replies[status], noValidate: true }
+  }
+}
+
+/**
+ * Elysia compiles a route as an async function whenever it has a parse hook, even a GET whose
+ * body it never reads; the global body parser gives every route one. GET and HEAD routes drop
+ * it, so a GET that does not wait is answered without a promise (see createGateway). Nothing
+ * else changes: Elysia runs parse hooks only for methods that carry a body.
+ * Runs before the first request, like skipReplyChecks.
+ */
+function keepBodylessRoutesSync(app: AnyElysia): void {
+  for (const route of app.routes) {
+    if (route.method !== 'GET' && route.method !== 'HEAD') continue
+    const hooks = route.hooks as { parse?: unknown[] }
+    if (hooks.parse?.length) hooks.parse = []
   }
 }
 

@@ -78,7 +78,8 @@ export interface Harness {
 export function createHarness(options: { env?: Record<string, string>; start?: number; autoDial?: boolean } = {}): Harness {
   const services = createServices(testConfig(options.env), { fakeStart: options.start ?? START, autoDial: options.autoDial ?? false })
   const { app: routes, handle } = createHandler(services)
-  const app = { handle: (request: Request) => handle(request) }
+  // The server takes a Response or a promise of one; tests always get a promise.
+  const app = { handle: (request: Request) => Promise.resolve(handle(request)) }
 
   async function call(method: string, path: string, o: CallOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...o.headers }

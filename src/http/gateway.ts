@@ -16,7 +16,7 @@ export const MAX_BODY_BYTES = 1_000_000
 
 export const tooLarge = () => new ApiError('invalid_request', 'The request body is larger than 1 MB.')
 
-export type RequestHandler = ((request: Request, server?: Server<unknown> | null) => Promise<Response>) & {
+export type RequestHandler = ((request: Request, server?: Server<unknown> | null) => Response | Promise<Response>) & {
   /** Requests taken and not yet answered (a stop waits for them before closing the database). */
   readonly inFlight: () => number
 }
@@ -118,17 +118,22 @@ function admitAdmin(s: Services, request: Request, state: RequestState): void {
  * the replies it builds, see requestPipeline; errors raised here carry them), the concurrency
  * slot given back once the reply exists, one log line per request. Doing this outside
  * Elysia's lifecycle keeps the per-route hook chain short (each global hook costs about 5%
- * of throughput) and makes the slot release a `finally`.
+ * of throughput).
+ *
+ * A reply that is ready at once is returned as it is, not wrapped in a promise: most GETs
+ * never wait (Elysia compiles them synchronous, see keepBodylessRoutesSync), and a server
+ * answers a plain Response with less work than a promise of one.
  */
 export function createGateway(s: Services, app: AnyElysia): RequestHandler {
   let inFlight = 0
-  async function handle(request: Request, server?: Server<unknown> | null): Promise<Response> {
+
+  function handle(request: Request, server?: Server<unknown> | null): Response | Promise<Response> {
     const pathname = pathnameOf(request.url)
     let address: string | undefined
     const state = startRequest(request, pathname, () => (address ??= clientAddress(request, server, s.config.trustProxy)))
-    let response: Response
     // Counted until the reply exists: a stop waits for every request taken (serve.ts).
     inFlight++
+    let routed: Response | Promise<Response>
     try {
       if (pathname.startsWith(EXTERNAL_PREFIX) && pathname !== OPENAPI_PATH) admitExternal(s, request, state)
       else if (pathname.startsWith(ADMIN_PREFIX) || pathname === '/metrics') admitAdmin(s, request, state)
@@ -136,18 +141,31 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
       }
-      response = await app.fetch(request)
-      // Grouped commits: nothing is answered before the writes it may have seen are durable.
-      const commit = s.database.pendingCommit()
-      if (commit) await commit
+      routed = app.fetch(request)
     } catch (error) {
-      response = errorResponse(toApiError('UNKNOWN', error), state.id, state.replyHeaders)
-    } finally {
-      inFlight--
-      if (state.slotHeldBy) {
-        s.limits.concurrency.release(state.slotHeldBy)
-        state.slotHeldBy = null
-      }
+      return failed(request, state, error)
+    }
+    if (routed instanceof Promise) return routed.then((response) => afterRoute(request, state, response), (error) => failed(request, state, error))
+    return afterRoute(request, state, routed)
+  }
+
+  function afterRoute(request: Request, state: RequestState, response: Response): Response | Promise<Response> {
+    // Grouped commits: nothing is answered before the writes it may have seen are durable.
+    const commit = s.database.pendingCommit()
+    if (commit) return commit.then(() => finish(request, state, response), (error) => failed(request, state, error))
+    return finish(request, state, response)
+  }
+
+  function failed(request: Request, state: RequestState, error: unknown): Response {
+    return finish(request, state, errorResponse(toApiError('UNKNOWN', error), state.id, state.replyHeaders))
+  }
+
+  /** Every request ends here exactly once: the slot goes back, then metrics and the log line. */
+  function finish(request: Request, state: RequestState, response: Response): Response {
+    inFlight--
+    if (state.slotHeldBy) {
+      s.limits.concurrency.release(state.slotHeldBy)
+      state.slotHeldBy = null
     }
     const elapsed = performance.now() - state.startedAt
     // Metrics by route pattern (ids would make a series per object); requests answered before routing (401, 429, 404) count as one.
@@ -156,7 +174,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       logger.request({
         request_id: state.id,
         method: request.method,
-        route: state.route ?? pathname,
+        route: state.route ?? state.pathname,
         status: response.status,
         key_id: state.principal?.keyId ?? null,
         duration_ms: Math.round(elapsed * 100) / 100,
@@ -164,5 +182,6 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
     }
     return response
   }
+
   return Object.assign(handle, { inFlight: () => inFlight })
 }

@@ -6,10 +6,9 @@ import { basic, createHarness, seedWorld, type Harness, type Reply, type TestKey
  * simultaneous requests and the failed-authentication limit (spec "Limits"; DESIGN.md
  * "Rate limits", "Contract details").
  *
- * The pipeline gives a concurrency slot back in Elysia's afterResponse hook, which runs
- * on a later macrotask than the one `app.handle()` resolves on (in a real server: after
- * the reply is written). Loops of requests on one key therefore `settle()` between
- * requests, as a real client would by the time its next request arrives.
+ * The gateway gives a concurrency slot back once the reply exists. Loops of requests on
+ * one key still `settle()` between requests, as a real client would have by the time its
+ * next request arrives, so no test depends on the exact turn the slot comes back in.
  */
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
