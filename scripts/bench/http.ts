@@ -3,10 +3,11 @@
  * GET /campaigns/{id} and GET /dnc/check, next to a bare Bun.serve JSON reply measured in
  * the same run. Needs wrk (`apt-get install -y wrk`).
  *
- *   bun run scripts/bench/http.ts [--seconds 5] [--rounds 3] [--connections 64] [--keys 300]
+ *   bun run scripts/bench/http.ts [--seconds 5] [--rounds 5] [--connections 64] [--keys 300]
  *
  * Shared virtual machines swing by a quarter from one run to the next, so the three
- * scenarios run interleaved, round after round, and each figure is the median round.
+ * scenarios run interleaved, round after round, and each figure is the median round (five
+ * rounds, so two rounds caught in a slow spell do not decide it). About 100 seconds.
  * Target on a 2-core machine: at least 50% of the bare server's throughput, p99 under 10 ms.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -18,7 +19,7 @@ import { adminClient, basicAuth, medianBy, requireWrk, rotatingGets, runWrk, sta
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
     keys: { type: 'string', default: '300' },
   },
