@@ -1,13 +1,17 @@
 #!/usr/bin/env bun
+import { Database } from 'bun:sqlite'
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { adminUsage, CliError, runAdmin } from './cli/admin-cli'
-import { serve } from './cli/serve'
+import { adminMain } from './cli/admin-cli'
+import { CliError, EXIT } from './cli/cli-error'
+import { storageFailure } from './cli/startup-errors'
 import { ConfigError, loadConfig } from './config'
-import { latestMigration, migrate, openDatabase } from './db/client'
-import { settingsStore } from './db/stores/settings-store'
-import { resetAdminToken } from './domain/access/admin-token'
+import type { OpenOptions } from './db/client'
 import { VERSION } from './version'
+
+// The service and the database load only for the commands that use them, so `dialer admin`
+// and `--help` start in a fraction of the time.
+const database = () => import('./db/client')
 
 const USAGE = `Dialer ${VERSION}: self-hosted lead dialing and call records
 
@@ -20,6 +24,9 @@ Usage:
   dialer admin RESOURCE ACTION ...         admin API from the shell ("dialer admin help")
   dialer version
 
+Exit codes: 0 done, 1 unexpected error, 2 usage or configuration error; admin: 3 service
+unreachable, 4 refused (4xx), 5 service error (5xx); serve: 73 data directory or database
+unusable, 75 cannot listen (port in use).
 Every flag has an environment twin (--data-dir = DIALER_DATA_DIR); flags win. See README.md.`
 
 const CONFIG_FLAGS = {
@@ -27,7 +34,8 @@ const CONFIG_FLAGS = {
   'public-url': { type: 'string' }, 'admin-token': { type: 'string' }, 'fake-clock': { type: 'boolean' },
   'sim-speed': { type: 'string' }, 'webhook-allow-private': { type: 'boolean' }, synchronous: { type: 'string' },
   'log-requests': { type: 'string' }, 'check-replies': { type: 'string' }, 'group-commits': { type: 'string' }, 'shutdown-grace-seconds': { type: 'string' },
-  'sqlite-cache-mb': { type: 'string' },
+  'sqlite-cache-mb': { type: 'string' }, 'auth-failures-per-minute': { type: 'string' }, 'trust-proxy': { type: 'string' },
+  'api-version': { type: 'string' },
 } as const
 
 function configFrom(argv: string[], extra: Record<string, { type: 'string' | 'boolean' }> = {}) {
@@ -37,19 +45,50 @@ function configFrom(argv: string[], extra: Record<string, { type: 'string' | 'bo
   return { config: loadConfig(process.env, flags), values, positionals }
 }
 
+/** openDatabase, with a database that cannot be used as one line (exit 73). */
+async function open(path: string, options?: OpenOptions) {
+  const { openDatabase } = await database()
+  try {
+    return openDatabase(path, options)
+  } catch (error) {
+    throw storageFailure(error, path) ?? error
+  }
+}
+
+/** Refuses a path with no Dialer database, rather than creating an empty one there. */
+function requireDialerDatabase(path: string): void {
+  const fix = "point --data-dir (or DIALER_DATA_DIR) at the service's data directory; `dialer serve` creates it on first start"
+  if (!existsSync(path)) throw new CliError(`no database at ${path}; ${fix}`)
+  let tables: unknown[]
+  try {
+    const sqlite = new Database(path, { readonly: true })
+    tables = sqlite.query("SELECT name FROM sqlite_master WHERE name = '__drizzle_migrations'").all()
+    sqlite.close()
+  } catch (error) {
+    throw storageFailure(error, path) ?? error
+  }
+  if (tables.length === 0) throw new CliError(`${path} is not a Dialer database; ${fix}`)
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
+  if (command !== 'admin' && (rest.includes('--help') || rest.includes('-h'))) {
+    console.log(USAGE)
+    return 0
+  }
   switch (command) {
     case 'serve': {
       const { config, values } = configFrom(rest, { demo: { type: 'boolean' } })
+      const { serve } = await import('./cli/serve')
       await serve(config, { demo: Boolean((values as Record<string, unknown>).demo) })
       return -1 // keeps running
     }
     case 'migrate': {
       const { config } = configFrom(rest)
-      const database = openDatabase(config.databasePath, { synchronous: config.synchronous })
-      const applied = migrate(database)
-      database.close()
+      const { latestMigration, migrate } = await database()
+      const db = await open(config.databasePath, { synchronous: config.synchronous })
+      const applied = migrate(db)
+      db.close()
       console.log(`${config.databasePath}: ${applied} migration(s) applied; schema at ${latestMigration()}`)
       return 0
     }
@@ -59,37 +98,30 @@ async function main(argv: string[]): Promise<number> {
       if (!target) throw new CliError('Usage: dialer backup FILE')
       if (existsSync(target)) throw new CliError(`${target} exists; choose a new file name`)
       if (!existsSync(config.databasePath)) throw new CliError(`No database at ${config.databasePath}`)
-      const database = openDatabase(config.databasePath)
+      const db = await open(config.databasePath)
       // VACUUM INTO reads one consistent snapshot (WAL), so the service can keep writing.
-      database.sqlite.query('VACUUM INTO ?').run(target)
-      database.sqlite.close()
+      db.sqlite.query('VACUUM INTO ?').run(target)
+      db.sqlite.close()
       console.log(`Backed up ${config.databasePath} to ${target}`)
       return 0
     }
     case 'admin-token': {
       const { config, positionals } = configFrom(rest)
-      if (positionals[0] !== 'reset') throw new CliError('Usage: dialer admin-token reset')
-      const database = openDatabase(config.databasePath)
-      migrate(database)
-      const token = resetAdminToken(settingsStore(database.db))
-      database.close()
+      if (positionals[0] !== 'reset') throw new CliError('Usage: dialer admin-token reset [--data-dir DIR]')
+      requireDialerDatabase(config.databasePath)
+      const { migrate } = await database()
+      const { settingsStore } = await import('./db/stores/settings-store')
+      const { resetAdminToken } = await import('./domain/access/admin-token')
+      const db = await open(config.databasePath)
+      migrate(db)
+      const token = resetAdminToken(settingsStore(db.db))
+      db.close()
       console.log(`New admin token (shown once): ${token}`)
       if (config.adminToken) console.log('Note: DIALER_ADMIN_TOKEN is set and takes precedence over the stored token.')
       return 0
     }
-    case 'admin': {
-      if (rest.length === 0 || rest[0] === 'help' || rest.includes('--help')) {
-        console.log(adminUsage())
-        return 0
-      }
-      const urlFlag = flagValue(rest, '--url')
-      const tokenFlag = flagValue(rest, '--token')
-      const host = process.env.DIALER_HOST ?? '127.0.0.1'
-      const url = (urlFlag ?? process.env.DIALER_ADMIN_URL ?? `http://${host}:${process.env.DIALER_PORT ?? '8080'}`).replace(/\/+$/, '')
-      const reply = await runAdmin(rest, { url, token: tokenFlag ?? process.env.DIALER_ADMIN_TOKEN ?? null })
-      console.log(JSON.stringify(reply, null, 2))
-      return 0
-    }
+    case 'admin':
+      return adminMain(rest, process.env)
     case 'version':
     case '--version':
       console.log(VERSION)
@@ -101,15 +133,8 @@ async function main(argv: string[]): Promise<number> {
       console.log(USAGE)
       return 0
     default:
-      throw new CliError(`Unknown command "${command}".\n\n${USAGE}`)
+      throw new CliError(`unknown command "${command}"`, EXIT.usage, 'Run `dialer help` for the commands.')
   }
-}
-
-function flagValue(args: string[], name: string): string | undefined {
-  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`))
-  if (i < 0) return undefined
-  const arg = args[i]!
-  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1]
 }
 
 main(process.argv.slice(2)).then(
@@ -117,15 +142,24 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code)
   },
   (error) => {
-    if (error instanceof CliError || error instanceof ConfigError) {
+    // What an operator can fix is one line (and maybe a hint); anything else is a bug: its stack.
+    if (error instanceof CliError) {
+      console.error(error.hint ? `${error.message}\n${error.hint}` : error.message)
+      process.exit(error.exitCode)
+    }
+    if (error instanceof ConfigError) {
       console.error(error.message)
-      process.exit(2)
+      process.exit(EXIT.usage)
     }
-    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`${(error as Error).message}\n\n${USAGE}`)
-      process.exit(2)
+    const code = (error as { code?: string }).code ?? ''
+    if (code.startsWith('ERR_PARSE_ARGS')) {
+      const message = (error as Error).message
+      const unknown = /^Unknown option '([^']+)'/.exec(message)
+      console.error(unknown ? `unknown flag ${unknown[1]} for dialer ${process.argv[2]}` : message.split('. ')[0]!.replace(/\.$/, ''))
+      console.error('Run `dialer help` for the flags.')
+      process.exit(EXIT.usage)
     }
-    console.error(error)
-    process.exit(1)
+    console.error((error as Error)?.stack ?? error)
+    process.exit(EXIT.failure)
   },
 )

@@ -1,67 +1,29 @@
 /**
  * `dialer admin RESOURCE ACTION ...`: the admin API from the shell. It talks to the running
  * service over HTTP (one process owns the database), with the admin token from --token or
- * DIALER_ADMIN_TOKEN.
+ * DIALER_ADMIN_TOKEN. Exit codes: src/cli/cli-error.ts.
  */
+import { COMMANDS, objectNoun, resources, type Command, type FieldKind } from './admin-commands'
+import { adminUsage, closest, commandUsage, resourceUsage, synopsis } from './admin-help'
+import { CliError, EXIT } from './cli-error'
 
-type FieldKind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'people' | 'json' | 'nullable-list' | 'nullable-number'
+export { COMMANDS } from './admin-commands'
+export { adminUsage } from './admin-help'
+export { CliError, EXIT } from './cli-error'
 
-interface Command {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
-  /** `:id` is the first positional argument, `:org` the --org flag. */
+const CONNECTION = ['url', 'token', 'timeout']
+const HELP = new Set(['--help', '-h'])
+
+export interface ParsedAdmin {
+  method: string
   path: string
-  fields?: Record<string, FieldKind>
-  query?: string[]
-  help: string
+  body: Record<string, unknown> | undefined
 }
 
-const orgFields: Record<string, FieldKind> = {
-  name: 'string', timezone: 'string', rate_usd_per_minute: 'number', plan_requests_per_minute: 'int',
-  recording_enabled: 'bool', webhook_endpoint_limit: 'int', outcome_labels: 'json',
-}
-const keyFields: Record<string, FieldKind> = {
-  name: 'string', permissions: 'list', campaign_ids: 'nullable-list', max_concurrent: 'int',
-  requests_per_minute: 'int', burst: 'int', leads_per_minute: 'int', expires_at: 'string',
-}
-const campaignFields: Record<string, FieldKind> = {
-  name: 'string', status: 'string', lines: 'int', sdrs: 'people', closers: 'people', requires_consent: 'bool',
-  call_now_default: 'bool', late_minutes: 'int', calling_hours: 'json', max_attempts: 'int', retry_minutes: 'int',
-  duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number',
-}
-const listQuery = ['limit', 'starting_after']
-
-export const COMMANDS: Record<string, Command> = {
-  'org create': { method: 'POST', path: '/orgs', fields: orgFields, help: '--name NAME [--timezone America/Chicago] [--rate-usd-per-minute 0.12] [--plan-requests-per-minute 600] [--outcome-labels JSON]' },
-  'org list': { method: 'GET', path: '/orgs', query: listQuery, help: '[--limit N]' },
-  'org get': { method: 'GET', path: '/orgs/:id', help: 'ORG_ID' },
-  'org update': { method: 'PATCH', path: '/orgs/:id', fields: orgFields, help: 'ORG_ID [--name ...] [any create flag]' },
-  'key create': { method: 'POST', path: '/orgs/:org/keys', fields: { ...keyFields, mode: 'string' }, help: '--org ORG_ID --name NAME --mode live|test [--permissions a,b] [--campaign-ids id,id] [--max-concurrent 20] [--requests-per-minute 120] [--burst 20] [--leads-per-minute 60] [--expires-at ISO]' },
-  'key list': { method: 'GET', path: '/orgs/:org/keys', query: listQuery, help: '--org ORG_ID' },
-  'key get': { method: 'GET', path: '/keys/:id', help: 'KEY_ID' },
-  'key update': { method: 'PATCH', path: '/keys/:id', fields: { ...keyFields, disabled: 'bool' }, help: 'KEY_ID [--disabled true] [any create flag but --mode]' },
-  'key revoke': { method: 'POST', path: '/keys/:id/revoke', help: 'KEY_ID' },
-  'campaign create': { method: 'POST', path: '/orgs/:org/campaigns', fields: campaignFields, help: '--org ORG_ID --name NAME [--status active] [--lines 2] [--sdrs "Ann,Bo"] [--closers "Cy"] [--calling-hours \'{"start":"09:00","end":"20:00"}\']' },
-  'campaign list': { method: 'GET', path: '/orgs/:org/campaigns', query: listQuery, help: '--org ORG_ID' },
-  'campaign get': { method: 'GET', path: '/campaigns/:id', help: 'CAMPAIGN_ID' },
-  'campaign update': { method: 'PATCH', path: '/campaigns/:id', fields: campaignFields, help: 'CAMPAIGN_ID [any create flag]' },
-  'campaign retire-number': { method: 'POST', path: '/campaigns/:id/retired_numbers', fields: { phone: 'string', livemode: 'bool', reason: 'string' }, help: 'CAMPAIGN_ID --phone NUMBER [--livemode false]' },
-  'campaign retired-numbers': { method: 'GET', path: '/campaigns/:id/retired_numbers', query: listQuery, help: 'CAMPAIGN_ID' },
-  'job list': { method: 'GET', path: '/jobs', help: '' },
-  'job run': { method: 'POST', path: '/jobs/:id/run', help: 'JOB_NAME' },
-  'clock get': { method: 'GET', path: '/clock', help: '(DIALER_FAKE_CLOCK=1 only)' },
-  'clock advance': { method: 'POST', path: '/clock', fields: { advance_seconds: 'number', now: 'string' }, help: '--advance-seconds N | --now ISO' },
-}
-
-export function adminUsage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  dialer admin ${name} ${c.help}`.trimEnd())
-  return [
-    'Usage: dialer admin RESOURCE ACTION [ARGS] [--url URL] [--token TOKEN]',
-    'Talks to the running service. URL defaults to DIALER_ADMIN_URL or http://DIALER_HOST:DIALER_PORT;',
-    'TOKEN to DIALER_ADMIN_TOKEN. Flags map to the admin API fields (--max-concurrent -> max_concurrent).',
-    '',
-    ...lines,
-  ].join('\n')
-}
+/** A parsed command line: help to print, or a request with what a 404 would be "no ... of". */
+export type AdminInvocation =
+  | { kind: 'help'; text: string }
+  | { kind: 'request'; name: string; request: ParsedAdmin; object: { noun: string; id: string } | null; connection: Map<string, string> }
 
 function convert(kind: FieldKind, raw: string, flag: string): unknown {
   const fail = (what: string) => {
@@ -69,6 +31,7 @@ function convert(kind: FieldKind, raw: string, flag: string): unknown {
   }
   switch (kind) {
     case 'string': return raw
+    case 'nullable-string': return raw === 'null' ? null : raw
     case 'int': return /^-?\d+$/.test(raw) ? Number(raw) : fail('a whole number')
     case 'number': return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : fail('a number')
     case 'nullable-number': return raw === 'null' ? null : convert('number', raw, flag)
@@ -85,19 +48,29 @@ function convert(kind: FieldKind, raw: string, flag: string): unknown {
   }
 }
 
-export class CliError extends Error {}
+const kebab = (field: string) => field.replace(/_/g, '-')
 
-export interface ParsedAdmin {
-  method: string
-  path: string
-  body: Record<string, unknown> | undefined
-}
-
-/** Turns `org create --name X` into the admin request it stands for. */
-export function buildAdminRequest(args: string[]): ParsedAdmin {
+/** Reads the command line; throws CliError (exit 2) with a hint for anything it cannot use. */
+export function parseAdmin(args: string[]): AdminInvocation {
   const [resource, action, ...rest] = args
-  const command = COMMANDS[`${resource} ${action}`]
-  if (!command) throw new CliError(`Unknown admin command "${[resource, action].filter(Boolean).join(' ')}".\n\n${adminUsage()}`)
+  if (resource === undefined || resource === 'help' || HELP.has(resource)) return { kind: 'help', text: adminUsage() }
+  if (!resources().includes(resource)) {
+    const guess = closest(resource, resources())
+    throw new CliError(`unknown admin command "${resource}"`, EXIT.usage, `${guess ? `Did you mean "${guess}"? ` : ''}Run \`dialer admin help\` for the commands.`)
+  }
+  if (action === undefined) throw new CliError(`dialer admin ${resource} needs an action`, EXIT.usage, `Run \`dialer admin ${resource} --help\` for its actions.`)
+  if (action === 'help' || HELP.has(action)) return { kind: 'help', text: resourceUsage(resource) }
+  const name = `${resource} ${action}`
+  const command = COMMANDS[name]
+  if (!command) {
+    const actions = Object.keys(COMMANDS).filter((n) => n.startsWith(`${resource} `)).map((n) => n.slice(resource.length + 1))
+    const guess = closest(action, actions)
+    throw new CliError(`unknown admin command "${name}"`, EXIT.usage, `${guess ? `Did you mean "${resource} ${guess}"? ` : ''}Run \`dialer admin ${resource} --help\` for its actions.`)
+  }
+  if (rest.some((arg) => HELP.has(arg))) return { kind: 'help', text: commandUsage(name) }
+
+  const helpHint = `Run \`dialer admin ${name} --help\` for its flags.`
+  const allowed = new Set([...Object.keys(command.fields ?? {}), ...(command.query ?? []), ...(command.path.includes(':org') ? ['org'] : []), ...CONNECTION])
   const flags = new Map<string, string>()
   const positional: string[] = []
   for (let i = 0; i < rest.length; i++) {
@@ -107,69 +80,163 @@ export function buildAdminRequest(args: string[]): ParsedAdmin {
       continue
     }
     const eq = arg.indexOf('=')
-    const name = (eq > 0 ? arg.slice(2, eq) : arg.slice(2)).replace(/-/g, '_')
+    const field = (eq > 0 ? arg.slice(2, eq) : arg.slice(2)).replace(/-/g, '_')
+    if (!allowed.has(field)) {
+      const guess = closest(field, [...allowed])
+      throw new CliError(`unknown flag --${kebab(field)} for "dialer admin ${name}"`, EXIT.usage, `${guess ? `Did you mean --${kebab(guess)}? ` : ''}${helpHint}`)
+    }
     const value = eq > 0 ? arg.slice(eq + 1) : rest[++i]
-    if (value === undefined) throw new CliError(`--${name.replace(/_/g, '-')} needs a value`)
-    flags.set(name, value)
+    if (value === undefined) throw new CliError(`--${kebab(field)} needs a value`, EXIT.usage, helpHint)
+    flags.set(field, value)
   }
-  for (const connection of ['url', 'token']) flags.delete(connection)
+  const connection = new Map<string, string>()
+  for (const field of CONNECTION) {
+    const value = flags.get(field)
+    if (value !== undefined) connection.set(field, value)
+    flags.delete(field)
+  }
 
+  const usage = `Usage: ${synopsis(name, command)} (more: dialer admin ${name} --help)`
   let path = command.path
+  let object: { noun: string; id: string } | null = null
+  const noun = objectNoun(command.path)
   if (path.includes(':id')) {
     const id = positional.shift()
-    if (!id) throw new CliError(`Usage: dialer admin ${resource} ${action} ${command.help}`)
+    if (!id) throw new CliError(`dialer admin ${name} needs ${command.arg}`, EXIT.usage, usage)
     path = path.replace(':id', encodeURIComponent(id))
+    if (noun) object = { noun, id }
   }
   if (path.includes(':org')) {
     const org = flags.get('org')
-    if (!org) throw new CliError(`--org ORG_ID is required. Usage: dialer admin ${resource} ${action} ${command.help}`)
+    if (!org) throw new CliError(`--org ORG_ID is required for dialer admin ${name}`, EXIT.usage, usage)
     flags.delete('org')
     path = path.replace(':org', encodeURIComponent(org))
+    if (noun) object = { noun, id: org }
   }
-  if (positional.length > 0) throw new CliError(`Unexpected argument "${positional[0]}"`)
+  if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}" for dialer admin ${name}`, EXIT.usage, usage)
+  const request = toRequest(command, path, flags)
+  const missing = (command.required ?? []).filter((field) => !flags.has(field))
+  if (missing.length > 0) throw new CliError(`${missing.map((f) => `--${kebab(f)}`).join(' and ')} required for dialer admin ${name}`, EXIT.usage, usage)
+  return { kind: 'request', name, request, object, connection }
+}
 
+function toRequest(command: Command, path: string, flags: Map<string, string>): ParsedAdmin {
   if (command.method === 'GET' || command.method === 'DELETE') {
-    const params = new URLSearchParams()
-    for (const [name, value] of flags) {
-      if (!command.query?.includes(name)) throw new CliError(`Unknown flag --${name.replace(/_/g, '-')}`)
-      params.set(name, value)
-    }
+    const params = new URLSearchParams([...flags])
     const qs = params.toString()
     return { method: command.method, path: qs ? `${path}?${qs}` : path, body: undefined }
   }
   const body: Record<string, unknown> = {}
-  for (const [name, value] of flags) {
-    const kind = command.fields?.[name]
-    if (!kind) throw new CliError(`Unknown flag --${name.replace(/_/g, '-')}`)
-    body[name] = convert(kind, value, name.replace(/_/g, '-'))
-  }
+  for (const [field, value] of flags) body[field] = convert(command.fields![field]!, value, kebab(field))
   return { method: command.method, path, body }
 }
 
-/** Sends the request and returns the reply's JSON; throws CliError with the API's message on failure. */
-export async function runAdmin(args: string[], connection: { url: string; token: string | null }): Promise<unknown> {
-  const request = buildAdminRequest(args)
-  if (!connection.token) throw new CliError('Set DIALER_ADMIN_TOKEN or pass --token (printed when the service first started).')
+/** Turns `org create --name X` into the admin request it stands for. */
+export function buildAdminRequest(args: string[]): ParsedAdmin {
+  const parsed = parseAdmin(args)
+  if (parsed.kind === 'help') throw new CliError('a help request is not an admin request')
+  return parsed.request
+}
+
+export interface Connection {
+  url: string
+  token: string | null
+  timeoutMs: number
+}
+
+/** --url/--token/--timeout, else the environment. */
+export function adminConnection(flags: Map<string, string>, env: Record<string, string | undefined>): Connection {
+  const host = env.DIALER_HOST ?? '127.0.0.1'
+  const url = (flags.get('url') ?? env.DIALER_ADMIN_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${env.DIALER_PORT ?? '8080'}`).replace(/\/+$/, '')
+  if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) throw new CliError(`--url (or DIALER_ADMIN_URL) must be an http(s) URL, got "${url}"`)
+  const rawTimeout = flags.get('timeout') ?? '60'
+  const seconds = Number(rawTimeout)
+  if (!(seconds > 0 && seconds <= 86_400)) throw new CliError(`--timeout must be a number of seconds above 0, got "${rawTimeout}"`)
+  return { url, token: flags.get('token') ?? env.DIALER_ADMIN_TOKEN ?? null, timeoutMs: seconds * 1000 }
+}
+
+interface ErrorEnvelope {
+  error: { code?: string; message?: string; param?: string | null; request_id?: string }
+}
+
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
+
+/** The one stderr line for an error reply: names the object on a 404, else the API's code, message and param. */
+export function describeErrorReply(
+  status: number,
+  envelope: ErrorEnvelope['error'],
+  context: { object: { noun: string; id: string } | null; url: string; method: string; path: string },
+): string {
+  const code = envelope.code ?? `http_${status}`
+  const message = oneLine(envelope.message ?? '')
+  if (status === 404 && code === 'not_found' && !envelope.param) {
+    if (message === 'No such endpoint.') return `${context.method} /api/v1/admin${context.path}: no such endpoint at ${context.url} (not_found); is the service an older version?`
+    if (context.object) {
+      const named = `no ${context.object.noun} ${context.object.id} (not_found)`
+      // "No such organization" adds nothing; "No job named x. Jobs: a, b." does.
+      return /^No such [\w ]+\.?$/i.test(message) || message === '' ? named : `${named}: ${message}`
+    }
+  }
+  const details = [code, envelope.param ? `param ${envelope.param}` : null, status >= 500 && envelope.request_id ? `request ${envelope.request_id}` : null]
+  const line = `${message || `HTTP ${status}`} (${details.filter(Boolean).join(', ')})`
+  return status === 401 ? `${line}; check DIALER_ADMIN_TOKEN or --token` : line
+}
+
+export interface AdminIo {
+  out(text: string): void
+  err(text: string): void
+}
+
+const consoleIo: AdminIo = { out: (text) => console.log(text), err: (text) => console.error(text) }
+
+function unreachable(error: unknown, connection: Connection): CliError {
+  const hint = 'Is `dialer serve` running there? Set DIALER_ADMIN_URL or pass --url.'
+  const e = error as { name?: string; code?: string; message?: string }
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+    return new CliError(`no reply from ${connection.url} within ${connection.timeoutMs / 1000} s; the request may or may not have been carried out`, EXIT.unreachable, 'Raise --timeout for a long job.')
+  }
+  const why = e.code === 'ECONNREFUSED' ? 'connection refused'
+    : e.code === 'ENOTFOUND' ? `host ${new URL(connection.url).hostname} not found`
+    : oneLine(e.message ?? String(error))
+  return new CliError(`cannot reach the service at ${connection.url}: ${why}`, EXIT.unreachable, hint)
+}
+
+/** Runs one `dialer admin ...` command line; returns the exit code. Usage errors are thrown as CliError. */
+export async function adminMain(args: string[], env: Record<string, string | undefined>, io: AdminIo = consoleIo): Promise<number> {
+  const parsed = parseAdmin(args)
+  if (parsed.kind === 'help') {
+    io.out(parsed.text)
+    return EXIT.ok
+  }
+  const connection = adminConnection(parsed.connection, env)
+  if (!connection.token) {
+    throw new CliError('no admin token: set DIALER_ADMIN_TOKEN or pass --token', EXIT.usage, 'The service prints one on first start; `dialer admin-token reset` mints a new one.')
+  }
+  const { request } = parsed
   let response: Response
+  let text: string
   try {
     response = await fetch(`${connection.url}/api/v1/admin${request.path}`, {
       method: request.method,
       headers: { authorization: `Bearer ${connection.token}`, 'content-type': 'application/json' },
       body: request.body ? JSON.stringify(request.body) : undefined,
+      signal: AbortSignal.timeout(connection.timeoutMs),
     })
+    text = await response.text()
   } catch (error) {
-    throw new CliError(`Cannot reach the service at ${connection.url} (${(error as Error).message}). Is \`dialer serve\` running?`)
+    throw unreachable(error, connection)
   }
-  const text = await response.text()
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    throw new CliError(`Unexpected reply (${response.status}): ${text.slice(0, 200)}`)
+    const code = response.status >= 500 ? EXIT.serverError : response.status >= 400 ? EXIT.rejected : EXIT.failure
+    throw new CliError(`unexpected reply from ${connection.url} (HTTP ${response.status}, not JSON): ${oneLine(text).slice(0, 120)}`, code, 'Does --url (DIALER_ADMIN_URL) point at Dialer?')
   }
-  if (!response.ok) {
-    const e = (json as { error?: { code?: string; message?: string; param?: string | null } }).error
-    throw new CliError(`${response.status} ${e?.code ?? 'error'}: ${e?.message ?? text}${e?.param ? ` (param: ${e.param})` : ''}`)
-  }
-  return json
+  // stdout carries the API's JSON reply, error or not, so scripts can read error.code too.
+  io.out(JSON.stringify(json, null, 2))
+  if (response.ok) return EXIT.ok
+  const envelope = (json as Partial<ErrorEnvelope>).error ?? {}
+  io.err(describeErrorReply(response.status, envelope, { object: parsed.object, url: connection.url, method: request.method, path: request.path }))
+  return response.status >= 500 ? EXIT.serverError : EXIT.rejected
 }

@@ -1,15 +1,32 @@
 import { createHandler } from '../app'
 import type { Config } from '../config'
 import { logger } from '../log'
-import { createServices } from '../services'
+import { createServices, type Services } from '../services'
 import { VERSION } from '../version'
 import { seedDemo } from './demo'
+import { listenFailure, storageFailure } from './startup-errors'
 
 /** `dialer serve [--demo]`: runs the API until SIGTERM or SIGINT. */
 export async function serve(config: Readonly<Config>, options: { demo: boolean }): Promise<void> {
-  const services = createServices(config)
-  const { handle } = createHandler(services)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: (request, srv) => handle(request, srv) })
+  // Listen before opening the database: a second instance on the same port stops here, before
+  // it migrates or starts jobs, and a first start that fails does not mint a token nobody sees.
+  // Nothing is served until `handle` is set: everything up to there runs in this one turn.
+  let handle: ReturnType<typeof createHandler>['handle'] | undefined
+  let server: ReturnType<typeof Bun.serve>
+  try {
+    server = Bun.serve({ port: config.port, hostname: config.host, fetch: (request, srv) => handle!(request, srv) })
+  } catch (error) {
+    throw listenFailure(error, config.host, config.port) ?? error
+  }
+  let services: Services
+  try {
+    services = createServices(config)
+  } catch (error) {
+    void server.stop(true)
+    throw storageFailure(error, config.databasePath) ?? error
+  }
+  const gateway = createHandler(services).handle
+  handle = gateway
   const port = server.port ?? config.port
   const base = `http://${config.host}:${port}`
   logger.info('listening', { url: base, version: VERSION, data_dir: config.dataDir, fake_clock: config.fakeClock })
@@ -47,7 +64,7 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
     // may still wait for its grouped commit).
     const answered = async () => {
       await server.stop(false)
-      while (handle.inFlight() > 0) await Bun.sleep(5)
+      while (gateway.inFlight() > 0) await Bun.sleep(5)
       return true
     }
     const drained = await Promise.race([answered(), Bun.sleep(config.shutdownGraceMs).then(() => false)])

@@ -1,11 +1,16 @@
-import { describe, expect, test } from 'bun:test'
-import { CliError, buildAdminRequest } from '../../src/cli/admin-cli'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { CliError, EXIT, buildAdminRequest, parseAdmin } from '../../src/cli/admin-cli'
 
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
+
+/** The usage error (exit 2) a command line is refused with. */
 function cliError(args: string[]): CliError {
   try {
     buildAdminRequest(args)
   } catch (error) {
     expect(error).toBeInstanceOf(CliError)
+    expect((error as CliError).exitCode).toBe(EXIT.usage)
     return error as CliError
   }
   throw new Error(`expected a CliError for ${args.join(' ')}`)
@@ -164,12 +169,48 @@ describe('buildAdminRequest: GET commands and errors', () => {
     expect(cliError(['org', 'create', '--name', 'A', '--colour', 'blue']).message).toContain('--colour')
   })
 
-  test.each([[['org', 'destroy']], [['widget', 'create']], [['org']], [[]]])('unknown command %p', (args) => {
-    expect(cliError(args).message).toContain('Unknown admin command')
+  test.each([[['org', 'destroy']], [['widget', 'create']]])('unknown command %p', (args) => {
+    const error = cliError(args)
+    expect(error.message).toBe(`unknown admin command "${args[0] === 'org' ? 'org destroy' : 'widget'}"`)
+    expect(error.hint).toMatch(/dialer admin (org --)?help/)
   })
 
-  test('a missing id is a usage error', () => {
-    expect(cliError(['org', 'get']).message).toContain('Usage')
+  test('a resource with no action names the resource and points at its help', () => {
+    const error = cliError(['org'])
+    expect(error.message).toBe('dialer admin org needs an action')
+    expect(error.hint).toBe('Run `dialer admin org --help` for its actions.')
+  })
+
+  test('a missing id is a usage error that shows the usage', () => {
+    const error = cliError(['org', 'get'])
+    expect(error.message).toBe('dialer admin org get needs ORG_ID')
+    expect(error.hint).toStartWith('Usage: dialer admin org get ORG_ID')
+  })
+
+  test('a missing required flag is refused before anything is sent', () => {
+    expect(cliError(['key', 'create', '--org', 'o1', '--name', 'k']).message).toBe('--mode required for dialer admin key create')
+    expect(cliError(['campaign', 'retire-number', 'c1']).message).toBe('--phone required for dialer admin campaign retire-number')
+    expect(cliError(['org', 'create']).message).toContain('--name')
+  })
+
+  test('mistyped names get a suggestion', () => {
+    expect(cliError(['org', 'create', '--nmae', 'x']).hint).toStartWith('Did you mean --name?')
+    expect(cliError(['campain', 'list']).hint).toStartWith('Did you mean "campaign"?')
+    expect(cliError(['key', 'revok', 'k1']).hint).toStartWith('Did you mean "key revoke"?')
+  })
+
+  test('--org is a flag only where the path has the organization', () => {
+    expect(cliError(['org', 'create', '--name', 'A', '--org', 'x']).message).toBe('unknown flag --org for "dialer admin org create"')
+  })
+
+  test('--expires-at null clears the expiry', () => {
+    expect(buildAdminRequest(['key', 'update', 'k1', '--expires-at', 'null']).body).toEqual({ expires_at: null })
+  })
+
+  test('the connection flags are kept apart from the request', () => {
+    const parsed = parseAdmin(['org', 'get', 'o1', '--url=http://h:1', '--token', 't', '--timeout', '5'])
+    expect(parsed.kind === 'request' && [...parsed.connection]).toEqual([['url', 'http://h:1'], ['token', 't'], ['timeout', '5']])
+    expect(parsed.kind === 'request' && parsed.object).toEqual({ noun: 'organization', id: 'o1' })
   })
 
   test('a stray positional argument is refused', () => {

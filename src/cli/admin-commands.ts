@@ -1,0 +1,161 @@
+/**
+ * The `dialer admin` command table: each command is one admin API request. Parsing, help and
+ * error messages are all read from here, so a new command needs only a row.
+ */
+
+export type FieldKind =
+  | 'string' | 'nullable-string' | 'int' | 'number' | 'nullable-number' | 'bool' | 'list' | 'nullable-list' | 'people' | 'json'
+
+export interface Command {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  /** `:id` is the positional argument (named by `arg`), `:org` the --org flag. */
+  path: string
+  summary: string
+  /** The positional argument's name in help, e.g. ORG_ID. */
+  arg?: string
+  /** JSON body fields (POST/PATCH), as --kebab-case flags. */
+  fields?: Record<string, FieldKind>
+  /** Query parameters (GET), as flags. */
+  query?: string[]
+  /** Flags the command cannot do without (checked before sending). */
+  required?: string[]
+  note?: string
+  example: string
+}
+
+const orgFields: Record<string, FieldKind> = {
+  name: 'string', timezone: 'string', rate_usd_per_minute: 'number', plan_requests_per_minute: 'int',
+  recording_enabled: 'bool', webhook_endpoint_limit: 'int', outcome_labels: 'json',
+}
+const keyFields: Record<string, FieldKind> = {
+  name: 'string', permissions: 'list', campaign_ids: 'nullable-list', max_concurrent: 'int',
+  requests_per_minute: 'int', burst: 'int', leads_per_minute: 'int', expires_at: 'nullable-string',
+}
+const campaignFields: Record<string, FieldKind> = {
+  name: 'string', status: 'string', lines: 'int', sdrs: 'people', closers: 'people', requires_consent: 'bool',
+  call_now_default: 'bool', late_minutes: 'int', calling_hours: 'json', max_attempts: 'int', retry_minutes: 'int',
+  duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number',
+}
+const listQuery = ['limit', 'starting_after']
+const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
+const CAMPAIGN = '0190a1b2-c3d4-7e5f-8a9b-111111111111'
+
+export const COMMANDS: Record<string, Command> = {
+  'org create': {
+    method: 'POST', path: '/orgs', fields: orgFields, required: ['name'], summary: 'Create an organization.',
+    example: 'dialer admin org create --name "Acme Roofing" --timezone America/Chicago',
+  },
+  'org list': { method: 'GET', path: '/orgs', query: listQuery, summary: 'List organizations.', example: 'dialer admin org list --limit 10' },
+  'org get': { method: 'GET', path: '/orgs/:id', arg: 'ORG_ID', summary: 'Show one organization.', example: `dialer admin org get ${ORG}` },
+  'org update': {
+    method: 'PATCH', path: '/orgs/:id', arg: 'ORG_ID', fields: orgFields, summary: "Change an organization's settings (only the flags given).",
+    example: `dialer admin org update ${ORG} --plan-requests-per-minute 1200`,
+  },
+  'key create': {
+    method: 'POST', path: '/orgs/:org/keys', fields: { ...keyFields, mode: 'string' }, required: ['name', 'mode'],
+    summary: 'Create an API key for an organization.', note: 'The reply shows the secret once; keep it.',
+    example: `dialer admin key create --org ${ORG} --name crm --mode live --permissions leads:write,leads:read`,
+  },
+  'key list': { method: 'GET', path: '/orgs/:org/keys', query: listQuery, summary: "List an organization's API keys.", example: `dialer admin key list --org ${ORG}` },
+  'key get': { method: 'GET', path: '/keys/:id', arg: 'KEY_ID', summary: 'Show one API key (never its secret).', example: 'dialer admin key get dk_live_...' },
+  'key update': {
+    method: 'PATCH', path: '/keys/:id', arg: 'KEY_ID', fields: { ...keyFields, disabled: 'bool' }, summary: "Change an API key's limits, scope or name (only the flags given).",
+    example: 'dialer admin key update dk_live_... --requests-per-minute 600 --burst 50',
+  },
+  'key revoke': { method: 'POST', path: '/keys/:id/revoke', arg: 'KEY_ID', summary: 'Revoke an API key for good.', example: 'dialer admin key revoke dk_live_...' },
+  'campaign create': {
+    method: 'POST', path: '/orgs/:org/campaigns', fields: campaignFields, required: ['name'], summary: 'Create a campaign in an organization.',
+    example: `dialer admin campaign create --org ${ORG} --name "Spring roofs" --status active --sdrs "Alex Rivera" --lines 4`,
+  },
+  'campaign list': { method: 'GET', path: '/orgs/:org/campaigns', query: listQuery, summary: "List an organization's campaigns.", example: `dialer admin campaign list --org ${ORG}` },
+  'campaign get': { method: 'GET', path: '/campaigns/:id', arg: 'CAMPAIGN_ID', summary: 'Show one campaign with all its settings.', example: `dialer admin campaign get ${CAMPAIGN}` },
+  'campaign update': {
+    method: 'PATCH', path: '/campaigns/:id', arg: 'CAMPAIGN_ID', fields: campaignFields, summary: "Change a campaign's settings (only the flags given).",
+    example: `dialer admin campaign update ${CAMPAIGN} --lines 6 --spend-cap-usd null`,
+  },
+  'campaign retire-number': {
+    method: 'POST', path: '/campaigns/:id/retired_numbers', arg: 'CAMPAIGN_ID', fields: { phone: 'string', livemode: 'bool', reason: 'string' },
+    required: ['phone'], summary: 'Retire a phone number in a campaign: its leads are refused from now on.',
+    example: `dialer admin campaign retire-number ${CAMPAIGN} --phone "+1 415 555 2671"`,
+  },
+  'campaign retired-numbers': {
+    method: 'GET', path: '/campaigns/:id/retired_numbers', arg: 'CAMPAIGN_ID', query: listQuery, summary: "List a campaign's retired numbers.",
+    example: `dialer admin campaign retired-numbers ${CAMPAIGN}`,
+  },
+  'job list': { method: 'GET', path: '/jobs', summary: 'List the periodic jobs.', example: 'dialer admin job list' },
+  'job run': { method: 'POST', path: '/jobs/:id/run', arg: 'JOB_NAME', summary: 'Run a periodic job now.', example: 'dialer admin job run retention_purge' },
+  'clock get': { method: 'GET', path: '/clock', summary: 'Read the fake clock.', note: 'Only with DIALER_FAKE_CLOCK=1.', example: 'dialer admin clock get' },
+  'clock advance': {
+    method: 'POST', path: '/clock', fields: { advance_seconds: 'number', now: 'string' }, summary: 'Move the fake clock forward, running what comes due.',
+    note: 'Only with DIALER_FAKE_CLOCK=1. Give --advance-seconds or --now, not both.', example: 'dialer admin clock advance --advance-seconds 3600',
+  },
+}
+
+/** What each flag means, for help; the type comes from the field's kind. */
+export const FLAG_NOTES: Record<string, string> = {
+  org: 'the organization id',
+  name: 'display name',
+  timezone: 'IANA time zone, e.g. America/Chicago',
+  rate_usd_per_minute: 'price of a call minute in USD',
+  plan_requests_per_minute: "the organization's request ceiling (120 to 100000)",
+  recording_enabled: 'record calls',
+  webhook_endpoint_limit: 'most webhook endpoints allowed (0 to 1000)',
+  outcome_labels: 'label -> outcome, e.g. {"Hot lead":"interested"}',
+  mode: 'live or test',
+  permissions: 'e.g. leads:write,leads:read (default: every permission)',
+  campaign_ids: 'campaigns the key may use; null = all',
+  max_concurrent: 'requests in flight at once (1 to 50)',
+  requests_per_minute: 'request rate (1 to 100000)',
+  burst: 'requests allowed above the rate at once',
+  leads_per_minute: 'new leads per minute',
+  expires_at: 'ISO 8601 time the key stops working; null = never',
+  disabled: 'turn the key off (or on again) without revoking it',
+  status: 'draft, active, paused or completed',
+  lines: 'calls at once (1 to 1000)',
+  sdrs: 'comma-separated SDR names; empty clears',
+  closers: 'comma-separated closer names; empty clears',
+  requires_consent: 'refuse leads without consent',
+  call_now_default: 'new leads are called at once unless they say otherwise',
+  late_minutes: 'minutes a lead may wait before it counts as late',
+  calling_hours: 'e.g. {"start":"09:00","end":"20:00"}, the lead\'s local time',
+  max_attempts: 'call attempts per lead',
+  retry_minutes: 'minutes between attempts',
+  duplicate_window_hours: 'hours in which a resent lead is a duplicate, not queued again',
+  cooldown_hours: 'hours after an answered call before the number is called again',
+  spend_cap_usd: 'spend cap in USD; null = none',
+  phone: 'the phone number, any common format',
+  livemode: 'live (true, default) or test numbers',
+  reason: 'why, for the record',
+  advance_seconds: 'seconds to move forward',
+  now: 'ISO 8601 time to move to',
+  limit: 'items per page (1 to 100, default 50)',
+  starting_after: 'the last id of the previous page',
+}
+
+export const KIND_TYPES: Record<FieldKind, string> = {
+  string: 'TEXT',
+  'nullable-string': 'TEXT|null',
+  int: 'INTEGER',
+  number: 'NUMBER',
+  'nullable-number': 'NUMBER|null',
+  bool: 'true|false',
+  list: 'LIST',
+  'nullable-list': 'LIST|null',
+  people: 'NAMES',
+  json: 'JSON',
+}
+
+/** Types more telling than the kind's, in help. */
+export const FLAG_TYPES: Record<string, string> = {
+  mode: 'live|test', status: 'STATUS', phone: 'PHONE', timezone: 'ZONE', expires_at: 'TIME|null', now: 'TIME',
+}
+
+/** What a 404 on the path's first id is "no ... of": from the path segment before it. */
+const NOUNS: Record<string, string> = { orgs: 'organization', keys: 'API key', campaigns: 'campaign', jobs: 'job' }
+
+export function objectNoun(path: string): string | null {
+  const match = /\/([a-z_]+)\/:(?:id|org)\b/.exec(path)
+  return match ? (NOUNS[match[1]!] ?? null) : null
+}
+
+export const resources = (): string[] => [...new Set(Object.keys(COMMANDS).map((name) => name.split(' ')[0]!))]
