@@ -18,7 +18,9 @@ import type { Services } from './services'
 export function createApp(s: Services) {
   // normalize off: unknown fields are refused, not dropped. encodeSchema off: replies are plain
   // JSON values, so they are checked against their schema, not encoded through it row by row.
-  const app = new Elysia({ normalize: false, encodeSchema: false })
+  // standardHostname off: Elysia finds the path from the first "/" after "http://", as the
+  // gateway does; on, it skips 11 characters and a short Host header moved the path it routes.
+  const app = new Elysia({ normalize: false, encodeSchema: false, handler: { standardHostname: false } })
     .use(requestPipeline(s))
     .use(healthRoutes(s))
     .use(docsRoutes(s.config.publicUrl))

@@ -19,7 +19,8 @@ export interface Config {
   /** Writes of one event-loop turn share one SQLite commit; replies wait for it. */
   readonly groupCommits: boolean
   readonly authFailuresPerMinute: number
-  readonly trustProxy: boolean
+  /** Proxies in front of the service whose X-Forwarded-For entries are trusted (DIALER_TRUST_PROXY). */
+  readonly trustedProxyHops: number
   readonly logRequests: boolean
   /** Check every reply against its route's schema before it is sent (tests). */
   readonly checkReplies: boolean
@@ -81,8 +82,10 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
     pick('auth-failures-per-minute', 'DIALER_AUTH_FAILURES_PER_MINUTE') ?? '20',
     'DIALER_AUTH_FAILURES_PER_MINUTE', 20, 1_000_000,
   )
-  // Off: the client address is the socket's peer. On: the first X-Forwarded-For hop (behind a proxy you run).
-  const trustProxy = flag(pick('trust-proxy', 'DIALER_TRUST_PROXY') ?? '0', 'DIALER_TRUST_PROXY')
+  // 0: the client address is the socket's peer. N: the service is reached only through N proxies
+  // you run, each appending to X-Forwarded-For; the client is the Nth address from its right end
+  // (the left end is whatever the client wrote). 0 to 10.
+  const trustedProxyHops = integer(pick('trust-proxy', 'DIALER_TRUST_PROXY') ?? '0', 'DIALER_TRUST_PROXY', 0, 10)
   // On: one JSON line per request on stdout.
   const logRequests = flag(pick('log-requests', 'DIALER_LOG_REQUESTS') ?? '1', 'DIALER_LOG_REQUESTS')
   // Off: replies are sent as built. On: each is checked against its documented schema first and
@@ -98,7 +101,7 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
 
   return Object.freeze({
     port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
-    webhookAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, trustProxy,
+    webhookAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, trustedProxyHops,
     logRequests, checkReplies, apiVersion, shutdownGraceMs,
   })
 }

@@ -80,16 +80,25 @@ export class ApiError extends Error {
   }
 }
 
-/** The `error` object of the envelope, with phone numbers and emails masked in the message. */
+/**
+ * The `error` object of the envelope, with phone numbers and emails masked in the message and
+ * in `param` (a custom field's name can be either).
+ */
 export function errorBody(error: ApiError, requestId: string | null) {
   return {
     type: error.type,
     code: error.code,
     message: maskSensitive(error.message),
-    param: error.param,
+    param: error.param === null ? null : maskSensitive(error.param),
     request_id: requestId,
     ...error.extras,
   }
+}
+
+/** A failed batch item's `error` (spec "Errors": `{ code, message, param, lead_id }`), masked like the envelope. */
+export function itemErrorBody(error: ApiError) {
+  const { code, message, param } = errorBody(error, null)
+  return { code, message, param, lead_id: error.extras.lead_id ?? null }
 }
 
 export const notFound = (what = 'No such object', param: string | null = null) =>

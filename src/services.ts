@@ -15,6 +15,7 @@ import type { Carrier } from './telephony/carrier'
 import { eventQueries, type EventQueries } from './domain/events/event-queries'
 import { DeliveryWorker } from './domain/webhooks/delivery-worker'
 import { httpTransport, type WebhookTransport } from './domain/webhooks/transport'
+import type { Resolver } from './domain/webhooks/target-check'
 import { webhookService, type WebhookService } from './domain/webhooks/webhook-service'
 import { RequestTally } from './domain/usage/request-tally'
 import { usageService, type UsageService } from './domain/usage/usage-service'
@@ -73,6 +74,10 @@ export interface ServiceOptions {
   autoDial?: boolean
   /** How webhooks are sent (default: HTTP with a 10 s timeout). */
   webhookTransport?: WebhookTransport
+  /** How webhook hosts are resolved (default: the system's); tests answer without DNS. */
+  webhookResolver?: Resolver
+  /** A group whose commit failed (default: stop the process; tests watch it instead). */
+  onGroupLost?: (error: unknown) => void
 }
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
@@ -80,13 +85,16 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     synchronous: config.synchronous,
     groupCommits: config.groupCommits,
     cacheMb: config.sqliteCacheMb,
+    onGroupLost: options.onGroupLost,
   })
   migrate(database)
   const stores = createStores(database)
 
   const fakeClock = config.fakeClock ? new FakeClock(options.fakeStart) : null
   const clock: Clock = fakeClock ?? systemClock
-  const fakeScheduler = fakeClock ? new FakeScheduler(fakeClock) : null
+  // Each fake task commits at its own time, so what waits for the commit (a dial, a webhook
+  // send) happens then, as on the real clock, not once the whole move is over.
+  const fakeScheduler = fakeClock ? new FakeScheduler(fakeClock, () => database.flush()) : null
   // A timer batch is a big unit of work already: it commits on its own rather than in the turn's group.
   const scheduler: Scheduler = fakeScheduler ?? new RealScheduler(clock, (work) => database.standalone(work))
 
@@ -121,6 +129,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   queues.onWork((campaignId, livemode) => dialer.pump(campaignId, livemode))
   campaigns.onStatusChanged((campaign) => {
     if (campaign.status !== 'active') return
+    // In process (the queues); the dials it leads to wait for their own commit (CallService.start).
     stores.afterCommit(() => {
       dialer.pump(campaign.id, true)
       dialer.pump(campaign.id, false)
@@ -129,7 +138,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
 
   let deliveries: DeliveryWorker | undefined
   const webhooks = webhookService({
-    stores, clock, worker: () => deliveries!, allowPrivate: config.webhookAllowPrivate, apiVersion: config.apiVersion,
+    stores, clock, worker: () => deliveries!, allowPrivate: config.webhookAllowPrivate, resolve: options.webhookResolver, apiVersion: config.apiVersion,
   })
   deliveries = new DeliveryWorker({
     store: stores.webhooks,
@@ -137,6 +146,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     scheduler,
     transport: options.webhookTransport ?? httpTransport(),
     allowPrivate: config.webhookAllowPrivate,
+    resolve: options.webhookResolver,
     transaction: stores.transaction,
     eventBody: (eventId) => stores.events.get(eventId)?.body,
     endpoint: (id) => webhooks.endpoint(id),
@@ -144,13 +154,15 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   })
   // The outbox: each event's deliveries are written in the event's own transaction.
   events.onRecorded((row) => webhooks.fanOut(row))
-  deliveries.restore(stores.webhooks.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER))
+  // The worker reads the outbox only once the open group has committed: through this
+  // connection it would also see deliveries that are released but not yet durable.
+  stores.afterDurable(() => deliveries!.restore(stores.webhooks.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)))
 
   scheduler.every({
     name: 'webhook_retry',
     // Each retry has its own timer; this sweep also sends anything due those timers missed.
     pattern: '0 * * * * *',
-    run: () => deliveries!.restore(stores.webhooks.dueRetries(clock.now(), 10_000)),
+    run: () => stores.afterDurable(() => deliveries!.restore(stores.webhooks.dueRetries(clock.now(), 10_000))),
   })
 
   const tally = new RequestTally()

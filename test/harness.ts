@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { createHandler, type App } from '../src/app'
 import { loadConfig, type Config } from '../src/config'
 import { createServices, type Services } from '../src/services'
+import type { Resolver } from '../src/domain/webhooks/target-check'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 /** Monday 2026-01-05 15:00 UTC: 10:00 in New York, inside default calling hours. */
@@ -75,8 +76,10 @@ export interface Harness {
  * `autoDial`: dial queued leads as lines free up, as the service does. Off by default so
  * tests of queues and intake see leads stay queued; call tests switch it on.
  */
-export function createHarness(options: { env?: Record<string, string>; start?: number; autoDial?: boolean } = {}): Harness {
-  const services = createServices(testConfig(options.env), { fakeStart: options.start ?? START, autoDial: options.autoDial ?? false })
+export function createHarness(options: { env?: Record<string, string>; start?: number; autoDial?: boolean; webhookResolver?: Resolver } = {}): Harness {
+  const services = createServices(testConfig(options.env), {
+    fakeStart: options.start ?? START, autoDial: options.autoDial ?? false, webhookResolver: options.webhookResolver,
+  })
   const { app: routes, handle } = createHandler(services)
   // The server takes a Response or a promise of one; tests always get a promise.
   const app = { handle: (request: Request) => Promise.resolve(handle(request)) }

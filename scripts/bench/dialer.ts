@@ -578,7 +578,7 @@ try {
   }
   log(
     '\nnotes: each lead is called once (retry_minutes 60 on the real clock, callbacks booked hours ahead, so no retry re-enters the run);' +
-      ' "due -> dialed" is what the dialer records (lead next with a free line -> call started, committed and handed to the carrier);' +
+      ' "due -> dialed" is what the dialer records (lead next with a free line -> call started; the carrier is asked once that commits);' +
       ' the reference row adds the wait between a call\'s end timer being due and it running, which grows when the process is CPU-bound.' +
       (list ? ` GET /calls figures are the median round by p99 of ${rounds}; "bad" counts non-200 replies, pages without 50 calls and has_more, and socket errors.` : ''),
   )

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { ApiError, invalid, notFound } from '../errors'
 import { iso } from '../jobs/clock'
 import { listReply } from '../http/paging'
-import { ADMIN_PREFIX, markRoute } from '../http/pipeline'
+import { ADMIN_PREFIX, markAdminRoute } from '../http/pipeline'
 import type { Services } from '../services'
 import {
   adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, PatchCampaignBody, PatchKeyBody,
@@ -19,7 +19,7 @@ const detail = (summary: string) => ({ tags: ['Admin'], summary, hide: true })
  */
 export const adminRoutes = (s: Services) =>
   new Elysia({ prefix: ADMIN_PREFIX })
-    .onTransform(markRoute)
+    .onTransform(markAdminRoute)
     // ---- organizations ----
     .post('/orgs', ({ body, set }) => {
       set.status = 201

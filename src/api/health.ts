@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { markRoute } from '../http/pipeline'
+import { markAdminRoute, markRoute } from '../http/pipeline'
 import type { Services } from '../services'
 
 /** Liveness (process up), readiness (database writable) and Prometheus metrics (admin token). */
@@ -19,7 +19,7 @@ export const healthRoutes = (s: Services) =>
         { name: 'process_uptime_seconds', help: 'Seconds since the process started.', samples: [{ value: Math.round(process.uptime()) }] },
       ])
       return new Response(body, { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
-    }, { detail: { hide: true } })
+    }, { detail: { hide: true }, transform: markAdminRoute })
     .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
     .get('/readyz', ({ set }) => {
       try {

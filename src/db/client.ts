@@ -29,12 +29,23 @@ export interface DatabaseHandle {
   onRollback(listener: () => void): void
   /**
    * Runs `effect` once the outermost transaction commits (at once outside a transaction);
-   * dropped if it rolls back. In-memory indexes (the dial queues) follow SQLite this way.
-   * Grouped, "commits" means released into the turn's group: replies built right after see
-   * the effect, and are held until the group commits (a group that fails to commit stops
-   * the process, so no client sees state that was not written).
+   * dropped if it (or the savepoint it was registered in) rolls back. For effects inside the
+   * process: in-memory indexes (the dial queues) follow SQLite this way. Grouped, "commits"
+   * means released into the turn's group: replies built right after see the effect, and are
+   * held until the group commits (a group that fails to commit stops the process, so no
+   * client sees state that was not written). Anything the outside world sees goes through
+   * `afterDurable` instead.
    */
   afterCommit(effect: () => void): void
+  /**
+   * Runs `effect` once the writes made so far are durable: after the real COMMIT of the turn's
+   * group (or of the standalone or ungrouped transaction); at once when nothing is left
+   * uncommitted. Dropped if its savepoint rolls back or the group is lost. For what the outside
+   * world sees (a webhook send, a carrier dial): once seen it cannot be taken back, so it must
+   * not start for writes a failed commit or a crash could still lose. An effect that throws is
+   * logged; the commit stands and the others still run.
+   */
+  afterDurable(effect: () => void): void
   /**
    * With grouped commits: the commit that will make the writes done so far durable, or null
    * when everything is committed. A reply must wait for it (its promise rejects if the commit
@@ -99,11 +110,13 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   const db = drizzle(cachedPrepare, { schema })
   const rollbackListeners: (() => void)[] = []
   let depth = 0
+  /** afterCommit and afterDurable effects of the outermost transaction, in registration order. */
   let pending: (() => void)[] = []
+  let pendingDurable: (() => void)[] = []
   const grouping = options.groupCommits === true
   const onGroupLost = options.onGroupLost ?? stopOnLostGroup
   /** The open group: its SQLite transaction is begun, its commit due at the end of this turn. */
-  let group: { committed: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | null = null
+  let group: { committed: Promise<void>; resolve: () => void; reject: (error: unknown) => void; durable: (() => void)[] } | null = null
   /** Set while a standalone unit of work runs: its outermost transaction commits on its own. */
   let alone = false
 
@@ -117,8 +130,18 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
     })
     // Nobody may be waiting; a lost group is reported through onGroupLost either way.
     committed.catch(() => {})
-    group = { committed, resolve, reject }
+    group = { committed, resolve, reject, durable: [] }
     setImmediate(commitGroup)
+  }
+
+  function runDurable(effects: (() => void)[]): void {
+    for (const effect of effects) {
+      try {
+        effect()
+      } catch (error) {
+        logger.error('after_durable_failed', { error: String(error instanceof Error ? error.stack : error) })
+      }
+    }
   }
 
   function commitGroup(): void {
@@ -132,11 +155,19 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       lostGroup(open, error)
       return
     }
+    runDurable(open.durable)
     open.resolve()
+  }
+
+  /** Commits the open group, and any group its durable effects opened in turn. */
+  function commitAll(): void {
+    while (group) commitGroup()
   }
 
   function lostGroup(open: NonNullable<typeof group>, error: unknown): void {
     if (group === open) group = null
+    // What was to follow this group's commit never happens: the writes it stood on are gone.
+    open.durable = []
     try {
       if (sqlite.inTransaction) rollback.run()
     } catch {
@@ -164,6 +195,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
         if (group && !sqlite.inTransaction) lostGroup(group, new Error('SQLite rolled the group back'))
         if (group === null) openGroup()
       }
+      // Effects registered from here on belong to this level: a rollback of it drops them.
+      const effectsMark = pending.length
+      const durableMark = pendingDurable.length
       depth++
       let result: T
       try {
@@ -183,21 +217,31 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
         } catch {
           // SQLite may have rolled back already (e.g. after SQLITE_FULL)
         }
-        if (depth === 0) pending = []
+        pending.length = effectsMark
+        pendingDurable.length = durableMark
         for (const listener of rollbackListeners) listener()
         throw error
       }
       depth--
-      if (depth === 0 && pending.length > 0) {
+      if (depth === 0 && (pending.length > 0 || pendingDurable.length > 0)) {
         const effects = pending
+        const durable = pendingDurable
         pending = []
-        for (const effect of effects) effect()
+        pendingDurable = []
+        // Released into the group: durable only once the group commits.
+        const committed = ownCommit || !group
+        if (!committed) for (const effect of durable) group!.durable.push(effect)
+        try {
+          for (const effect of effects) effect()
+        } finally {
+          if (committed && durable.length > 0) runDurable(durable)
+        }
       }
       return result
     },
     standalone<T>(work: () => T): T {
       if (depth > 0 || !grouping) return handle.transaction(work)
-      commitGroup()
+      commitAll()
       alone = true
       try {
         return handle.transaction(work)
@@ -212,10 +256,16 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       if (depth === 0) effect()
       else pending.push(effect)
     },
+    afterDurable(effect) {
+      if (depth > 0) pendingDurable.push(effect)
+      // Writes of this turn are still uncommitted: the effect may stand on them.
+      else if (group) group.durable.push(effect)
+      else runDurable([effect])
+    },
     pendingCommit: () => group?.committed ?? null,
-    flush: commitGroup,
+    flush: commitAll,
     close() {
-      commitGroup()
+      commitAll()
       // The worker closes its connection itself (killing the thread could leave it open a while);
       // once close() returns no connection of ours is left to hold a lock on the file.
       checkpointer?.stop()

@@ -371,7 +371,7 @@ export const webhookDeliveries = sqliteTable(
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),
     durationMs: integer('duration_ms'),
-    /** Why the last try failed: http_status, timeout, connection, redirect, private_address. */
+    /** Why the last try failed: http_status, timeout, connection, redirect, private_address, unresolvable_host. */
     lastError: text('last_error'),
     resentFrom: text('resent_from'),
     /** A test send's sample body; null: the event's stored body is sent. */

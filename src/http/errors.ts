@@ -24,14 +24,23 @@ export function paramFromPointer(pointer: string): string | null {
   return out
 }
 
-function fromValidation(error: { type?: string; all?: ValueError[]; valueError?: ValueError }): ApiError {
+/**
+ * Elysia's ValidationError. Only the first error, found when it was made, is read: its
+ * `message` and `all` print or re-walk the whole value, and `all` maps each error with a
+ * template string that throws on an object with a `toString` member.
+ */
+function fromValidation(error: { type?: string; valueError?: ValueError }): ApiError {
   const where = error.type
-  const first = error.all?.[0] ?? error.valueError
+  const first = error.valueError
   // A bad id in a path names no object: not found, not a 400 (DESIGN.md).
   if (where === 'params') return notFound()
   if (!first) return invalid('The request is not valid.')
-  return fromValueError(first, '', where === 'body' ? 'The request body must be a JSON object of the documented fields.' : first.message)
+  return where === 'body' ? bodyError(first) : fromValueError(first, '', first.message)
 }
+
+/** The first schema error of a request body as the envelope's invalid_request. */
+export const bodyError = (first: ValueError): ApiError =>
+  fromValueError(first, '', 'The request body must be a JSON object of the documented fields.')
 
 /**
  * One schema error as the envelope's invalid_request, `param` named from its path (with

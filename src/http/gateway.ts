@@ -21,60 +21,93 @@ export type RequestHandler = ((request: Request, server?: Server<unknown> | null
   readonly inFlight: () => number
 }
 
-function pathnameOf(url: string): string {
+/**
+ * The path of a request URL, exactly as the router reads it: from the first "/" after the
+ * scheme's "//" to the "?". Elysia slices the same string the same way (its
+ * `standardHostname: false`, set in app.ts), and the pipeline refuses a request whose routed
+ * path differs, so the path that is authorized is always the path that is routed.
+ */
+export function pathnameOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2)
   if (start < 0) return '/'
   const end = url.indexOf('?', start)
   return end < 0 ? url.slice(start) : url.slice(start, end)
 }
 
-function clientAddress(request: Request, server: Server<unknown> | null | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')
-    if (forwarded) return forwarded.split(',')[0]!.trim()
-  }
-  return server?.requestIP(request)?.address ?? 'unknown'
+/** Which door a request goes through: API key, admin token, or none. */
+export type Door = 'external' | 'admin' | 'open'
+
+/**
+ * The door of a path. Trailing slashes do not change it: the router takes `/metrics/` for
+ * `/metrics`. Anything under a prefix is behind that prefix's door, routed or not (fail closed).
+ */
+export function doorOf(pathname: string): Door {
+  let end = pathname.length
+  while (end > 1 && pathname.charCodeAt(end - 1) === 47) end--
+  const path = end === pathname.length ? pathname : pathname.slice(0, end)
+  if (path.startsWith(EXTERNAL_PREFIX)) return path === OPENAPI_PATH ? 'open' : 'external'
+  if (path.startsWith(ADMIN_PREFIX) || path === '/metrics') return 'admin'
+  return 'open'
 }
 
 /**
+ * The client's address for the failed-authentication limit. Behind `trustedHops` proxies you
+ * run, each appends the address it received from to X-Forwarded-For, so the client is
+ * `trustedHops` entries from the right of [...X-Forwarded-For, socket peer]. Entries to the
+ * left of that are whatever the client wrote and are never read.
+ */
+export function clientAddressOf(forwardedFor: string | null, peer: string, trustedHops: number): string {
+  if (trustedHops === 0 || !forwardedFor) return peer
+  const hops = forwardedFor.split(',')
+  // The peer is the last trusted proxy; the next `trustedHops - 1` entries are the others.
+  const index = hops.length - trustedHops
+  const hop = hops[Math.max(0, index)]!.trim()
+  return hop === '' ? peer : hop.slice(0, 64)
+}
+
+/**
+ * A failed authentication: counted against the client's address, 401 while the address is
+ * within its budget (DIALER_AUTH_FAILURES_PER_MINUTE), 429 once it is over. Only failures
+ * are ever refused for it: credentials are checked first, so valid ones from the same
+ * address (many clients behind one proxy) still pass.
+ */
+function refuseAuthentication(s: Services, state: RequestState, reason: string, message: string, challenge: string): never {
+  const headers = state.replyHeaders
+  const limit = s.config.authFailuresPerMinute
+  const counted = s.limits.authFailures.tryAdd(state.clientAddress(), 1, limit)
+  headers['ratelimit-limit'] = String(limit)
+  headers['ratelimit-remaining'] = String(counted.remaining)
+  headers['ratelimit-reset'] = String(counted.reset)
+  if (!counted.allowed) {
+    throw new ApiError('rate_limited', 'Too many failed authentications from this address; wait and retry.', {
+      retryAfter: counted.reset,
+      extras: { reason: 'authentication_failures' },
+    })
+  }
+  headers['www-authenticate'] = challenge
+  throw new ApiError('authentication_failed', message, { extras: { reason } })
+}
+
+const KEY_FAILURES = {
+  missing: 'Send the key ID and secret with HTTP Basic authentication.',
+  wrong: 'The key ID or secret is wrong.',
+  revoked: 'This key was revoked.',
+  expired: 'This key has expired.',
+  disabled: 'This key is disabled.',
+} as const
+
+/**
  * Authentication and the limits that come before a request is read (spec "Authentication",
- * "Limits"): failed-auth limit per address, key check, concurrency slot, requests a minute.
+ * "Limits"): key check (failures limited per address), concurrency slot, requests a minute.
  * Throws ApiError; fills the RateLimit-* headers on the way.
  */
 function admitExternal(s: Services, request: Request, state: RequestState): void {
   const headers = state.replyHeaders
-  const failLimit = s.config.authFailuresPerMinute
-  const failures = s.limits.authFailures
-  // The address is only looked up when some address failed this minute.
-  if (!failures.isQuiet() && failures.used(state.clientAddress()) >= failLimit) {
-    const probe = failures.tryAdd(state.clientAddress(), 0, failLimit)
-    headers['ratelimit-limit'] = String(failLimit)
-    headers['ratelimit-remaining'] = '0'
-    headers['ratelimit-reset'] = String(probe.reset)
-    throw new ApiError('rate_limited', 'Too many failed authentications from this address; wait and retry.', {
-      retryAfter: probe.reset,
-      extras: { reason: 'authentication_failures' },
-    })
-  }
   const credentials = readBasicCredentials(request.headers.get('authorization'))
   const result = credentials
     ? checkKey(s.keys.findForAuth(credentials.keyId), credentials.secret, s.clock.now())
     : ({ ok: false, reason: 'missing' } as const)
-  if (!result.ok) {
-    const counted = failures.tryAdd(state.clientAddress(), 1, failLimit)
-    headers['ratelimit-limit'] = String(failLimit)
-    headers['ratelimit-remaining'] = String(counted.remaining)
-    headers['ratelimit-reset'] = String(counted.reset)
-    headers['www-authenticate'] = 'Basic realm="dialer"'
-    const messages = {
-      missing: 'Send the key ID and secret with HTTP Basic authentication.',
-      wrong: 'The key ID or secret is wrong.',
-      revoked: 'This key was revoked.',
-      expired: 'This key has expired.',
-      disabled: 'This key is disabled.',
-    }
-    throw new ApiError('authentication_failed', messages[result.reason], { extras: { reason: result.reason } })
-  }
+  if (!result.ok) refuseAuthentication(s, state, result.reason, KEY_FAILURES[result.reason], 'Basic realm="dialer"')
   const principal = result.principal
   state.principal = principal
 
@@ -105,11 +138,9 @@ function admitAdmin(s: Services, request: Request, state: RequestState): void {
   const header = request.headers.get('authorization') ?? ''
   const match = /^bearer\s+(\S+)\s*$/i.exec(header)
   if (!match || !s.adminToken.matches(match[1]!)) {
-    s.limits.authFailures.tryAdd(state.clientAddress(), 1, s.config.authFailuresPerMinute)
-    throw new ApiError('authentication_failed', 'Send the admin token as "Authorization: Bearer <token>".', {
-      extras: { reason: match ? 'wrong' : 'missing' },
-    })
+    refuseAuthentication(s, state, match ? 'wrong' : 'missing', 'Send the admin token as "Authorization: Bearer <token>".', 'Bearer realm="dialer-admin"')
   }
+  state.admin = true
 }
 
 /**
@@ -130,13 +161,15 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
   function handle(request: Request, server?: Server<unknown> | null): Response | Promise<Response> {
     const pathname = pathnameOf(request.url)
     let address: string | undefined
-    const state = startRequest(request, pathname, () => (address ??= clientAddress(request, server, s.config.trustProxy)))
+    const state = startRequest(request, pathname, () =>
+      (address ??= clientAddressOf(request.headers.get('x-forwarded-for'), server?.requestIP(request)?.address ?? 'unknown', s.config.trustedProxyHops)))
     // Counted until the reply exists: a stop waits for every request taken (serve.ts).
     inFlight++
     let routed: Response | Promise<Response>
     try {
-      if (pathname.startsWith(EXTERNAL_PREFIX) && pathname !== OPENAPI_PATH) admitExternal(s, request, state)
-      else if (pathname.startsWith(ADMIN_PREFIX) || pathname === '/metrics') admitAdmin(s, request, state)
+      const door = doorOf(pathname)
+      if (door === 'external') admitExternal(s, request, state)
+      else if (door === 'admin') admitAdmin(s, request, state)
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()

@@ -6,15 +6,47 @@ import type { Clock } from '../jobs/clock'
 export const IDEMPOTENCY_MEMORY_MS = 24 * 60 * 60 * 1000
 const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/
 
-/** Stable JSON: object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
+/** A piece of output text on canonicalJson's stack (values and text share it). */
+class Text {
+  constructor(readonly text: string) {}
+}
+const COMMA = new Text(',')
+const CLOSE_ARRAY = new Text(']')
+const CLOSE_OBJECT = new Text('}')
+
+/**
+ * Stable JSON: object keys sorted, so `{a,b}` and `{b,a}` are the same request. Walked with a
+ * stack, not recursion, so no body is too deep for it; the text is the one stored
+ * fingerprints were made from (a recursive version, kept in test/unit/json-depth.test.ts).
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const entries = Object.keys(value as object)
-    .sort()
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-  return `{${entries.join(',')}}`
+  let out = ''
+  const todo: unknown[] = [value]
+  while (todo.length > 0) {
+    const item = todo.pop()
+    if (item instanceof Text) {
+      out += item.text
+    } else if (item === null || typeof item !== 'object') {
+      out += JSON.stringify(item) ?? 'null'
+    } else if (Array.isArray(item)) {
+      out += '['
+      todo.push(CLOSE_ARRAY)
+      for (let i = item.length - 1; i >= 0; i--) {
+        todo.push(item[i])
+        if (i > 0) todo.push(COMMA)
+      }
+    } else {
+      const record = item as Record<string, unknown>
+      const keys = Object.keys(record).sort().filter((k) => record[k] !== undefined)
+      out += '{'
+      todo.push(CLOSE_OBJECT)
+      for (let i = keys.length - 1; i >= 0; i--) {
+        todo.push(record[keys[i]!], new Text(`${JSON.stringify(keys[i])}:`))
+        if (i > 0) todo.push(COMMA)
+      }
+    }
+  }
+  return out
 }
 
 export function fingerprintOf(method: string, pathAndQuery: string, body: unknown): string {
@@ -29,7 +61,29 @@ export function readIdempotencyKey(header: string | null): string | null {
   return header
 }
 
-export type Begin = { kind: 'replay'; status: number; body: string } | { kind: 'proceed' }
+/** `requestId`: the first request's, for the replay's Original-Request header (absent on records from before it was kept). */
+export type Begin = { kind: 'replay'; status: number; body: string; requestId?: string } | { kind: 'proceed' }
+
+/**
+ * A stored reply as replayed: an error envelope's `request_id` becomes the replay's own, so the
+ * body agrees with the reply's Request-Id header (spec "Errors").
+ */
+export function replayBody(body: string, requestId: string): string {
+  if (!body.includes('"request_id"')) return body
+  const parsed = JSON.parse(body) as { error?: { request_id?: unknown } }
+  if (!parsed.error || typeof parsed.error !== 'object' || !('request_id' in parsed.error)) return body
+  parsed.error.request_id = requestId
+  return JSON.stringify(parsed)
+}
+
+// The first request's id is kept in front of the stored body ("req_...\n{...}"): bodies are JSON, so they never start with "req_".
+const ID_PREFIX = 'req_'
+
+function unpack(stored: string): { body: string; requestId?: string } {
+  if (!stored.startsWith(ID_PREFIX)) return { body: stored }
+  const end = stored.indexOf('\n')
+  return { requestId: stored.slice(0, end), body: stored.slice(end + 1) }
+}
 
 /**
  * Remembers write replies by (API key, Idempotency-Key) for 24 hours (DESIGN.md "Idempotency").
@@ -55,17 +109,19 @@ export class IdempotencyGuard {
           param: 'Idempotency-Key',
         })
       }
-      return { kind: 'replay', status: stored.status, body: stored.body }
+      const { body, requestId } = unpack(stored.body)
+      return requestId === undefined ? { kind: 'replay', status: stored.status, body } : { kind: 'replay', status: stored.status, body, requestId }
     }
     this.running.add(slot)
     return { kind: 'proceed' }
   }
 
-  /** Stores a finished reply; 429s and 5xx are not stored, so a retry runs again. */
-  finish(keyId: string, key: string, fingerprint: string, status: number, body: string): void {
+  /** Stores a finished reply, with the id of the request that made it; 429s and 5xx are not stored, so a retry runs again. */
+  finish(keyId: string, key: string, fingerprint: string, status: number, body: string, requestId?: string): void {
     this.running.delete(`${keyId}\n${key}`)
     if (status === 429 || status >= 500) return
-    this.store.put({ keyId, idempotencyKey: key, fingerprint, status, body, created: this.clock.now() })
+    const stored = requestId?.startsWith(ID_PREFIX) && !requestId.includes('\n') ? `${requestId}\n${body}` : body
+    this.store.put({ keyId, idempotencyKey: key, fingerprint, status, body: stored, created: this.clock.now() })
   }
 
   abandon(keyId: string, key: string): void {

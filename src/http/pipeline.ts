@@ -1,10 +1,12 @@
 import { Elysia } from 'elysia'
 import { requirePermission, type Permission, type Principal } from '../domain/access/permissions'
-import { ApiError, errorBody } from '../errors'
+import { ApiError, errorBody, invalid } from '../errors'
 import type { Services } from '../services'
+import { bodyCheckOf, unsafeValueIn, type BodyCheck } from './body-check'
 import { toApiError } from './errors'
 import { MAX_BODY_BYTES, tooLarge } from './gateway'
-import { fingerprintOf, readIdempotencyKey } from './idempotency'
+import { fingerprintOf, readIdempotencyKey, replayBody } from './idempotency'
+import { JSON_LIMITS, jsonShape } from './json-depth'
 import { stateOf } from './request-state'
 
 export { ADMIN_PREFIX, EXTERNAL_PREFIX, OPENAPI_PATH } from './gateway'
@@ -56,13 +58,36 @@ export const markRoute = ({ request, route }: { request: Request; route: string 
   if (state) state.route = route
 }
 
+const notAuthenticated = () => new ApiError('authentication_failed', 'This request was not authenticated.')
+
+/**
+ * Admin routes and /metrics: the gateway must have checked the admin token. It always has
+ * when the paths agree (see doorOf); this stops a route from ever answering if they do not.
+ */
+export const markAdminRoute = ({ request, route }: { request: Request; route: string }): void => {
+  const state = stateOf(request)
+  if (!state?.admin) throw notAuthenticated()
+  state.route = route
+}
+
 export function apiContext(s: Services) {
   return new Elysia().macro({
     permission(permission: Permission) {
+      // This route's schemas, read when the route is added (see body-check.ts).
+      let checkBody: BodyCheck | null = null
       return {
-        transform({ request }) {
+        introspect(hook: { body?: unknown; params?: unknown; query?: unknown }) {
+          checkBody = bodyCheckOf(hook)
+        },
+        transform({ request, body, params, query }) {
           const principal = stateOf(request)?.principal
-          if (principal) requirePermission(principal, permission)
+          // Fail closed: an external route never runs without the key the gateway checked.
+          if (!principal) throw notAuthenticated()
+          requirePermission(principal, permission)
+          // After the permission: a key that lacks it learns that before anything about its body.
+          const unsafe = unsafeValueIn(body, false)
+          if (unsafe) throw unsafe
+          checkBody?.(body, params, query)
         },
         resolve({ request, route }) {
           const state = stateOf(request)!
@@ -79,7 +104,8 @@ export function apiContext(s: Services) {
           const begun = s.idempotency.begin(state.principal.keyId, key, fingerprint)
           if (begun.kind === 'replay') {
             set.headers['idempotent-replayed'] = 'true'
-            return new Response(begun.body, { status: begun.status, headers: { 'content-type': 'application/json;charset=utf-8' } })
+            if (begun.requestId) set.headers['original-request'] = begun.requestId
+            return new Response(replayBody(begun.body, state.id), { status: begun.status, headers: { 'content-type': 'application/json;charset=utf-8' } })
           }
           state.idempotency = { keyId: state.principal.keyId, key, fingerprint }
         },
@@ -87,7 +113,7 @@ export function apiContext(s: Services) {
           const state = stateOf(request)
           const pending = state?.idempotency
           if (!state || !pending || response instanceof Response) return
-          s.idempotency.finish(pending.keyId, pending.key, pending.fingerprint, Number(set.status ?? 200), JSON.stringify(response))
+          s.idempotency.finish(pending.keyId, pending.key, pending.fingerprint, Number(set.status ?? 200), JSON.stringify(response), state.id)
           state.idempotency = null
         },
       }
@@ -98,19 +124,39 @@ export function apiContext(s: Services) {
 /** The gateway's reply headers, body parsing and the error envelope, for everything Elysia serves. */
 export function requestPipeline(s: Services) {
   return new Elysia({ name: 'request-pipeline' })
-    .onRequest(({ request, set }) => {
-      const state = stateOf(request)
-      if (state) Object.assign(set.headers, state.replyHeaders)
+    .onRequest((context) => {
+      const state = stateOf(context.request)
+      if (!state) return
+      Object.assign(context.set.headers, state.replyHeaders)
+      // The path Elysia routes (its context has it, its type does not) must be the one the
+      // gateway authorized (gateway.ts pathnameOf).
+      if ((context as unknown as { path: string }).path !== state.pathname) throw new ApiError('invalid_request', 'The request path could not be read.')
     })
-    .onParse({ as: 'global' }, async ({ request, contentType }) => {
+    .onParse({ as: 'global' }, async ({ request }) => {
       const text = await readCappedText(request)
-      if (contentType?.startsWith('text/csv')) return text
+      // Every body is JSON, whatever its Content-Type (no route takes CSV): a text body let
+      // Elysia read a deep array past the shape check below.
       if (text.trim() === '') return {}
+      // The shape is read off the text first: a deep or wide body is refused before anything walks it.
+      const shape = jsonShape(text, JSON_LIMITS)
+      if (shape.depth > JSON_LIMITS.depth) throw invalid(`The request body nests deeper than ${JSON_LIMITS.depth} levels.`)
+      if (shape.members > JSON_LIMITS.members) throw invalid(`An object in the request body has more than ${JSON_LIMITS.members} members.`)
+      if (shape.values > JSON_LIMITS.values) throw invalid(`The request body has more than ${JSON_LIMITS.values} values.`)
+      let body: unknown
       try {
-        return JSON.parse(text)
+        body = JSON.parse(text)
       } catch {
         throw new ApiError('invalid_request', 'The request body is not valid JSON.')
       }
+      // No route takes a string, and Elysia parses a string given for an object once more, past the shape check.
+      if (typeof body === 'string') throw invalid('The request body must be a JSON object, not a string.')
+      // External routes check their bodies after the permission (apiContext). Elysia checks the
+      // others itself, and its error printing fails on toString members: those are refused here.
+      if (!stateOf(request)?.principal) {
+        const unsafe = unsafeValueIn(body, true)
+        if (unsafe) throw unsafe
+      }
+      return body
     })
     .onError({ as: 'global' }, ({ request, code, error, set }) => {
       const apiError = toApiError(code, error)
@@ -120,7 +166,7 @@ export function requestPipeline(s: Services) {
       const body = { error: errorBody(apiError, state?.id ?? null) }
       const pending = state?.idempotency
       if (pending) {
-        s.idempotency.finish(pending.keyId, pending.key, pending.fingerprint, apiError.status, JSON.stringify(body))
+        s.idempotency.finish(pending.keyId, pending.key, pending.fingerprint, apiError.status, JSON.stringify(body), state.id)
         state.idempotency = null
       }
       return body

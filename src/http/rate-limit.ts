@@ -127,15 +127,6 @@ export class MinuteCounter {
     return { allowed: true, retryAfter: 0, remaining: limit - window.count, reset }
   }
 
-  /** True when nothing is counted in the current window (lets callers skip work). */
-  isQuiet(): boolean {
-    if (this.windows.size === 0) return true
-    const now = this.clock.now()
-    const current = now - (now % MINUTE)
-    for (const window of this.windows.values()) if (window.windowStart === current && window.count > 0) return false
-    return true
-  }
-
   /** How many are counted in the current window. */
   used(name: string): number {
     const now = this.clock.now()

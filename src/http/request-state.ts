@@ -10,7 +10,10 @@ export interface RequestState {
   route: string | null
   /** The client's address, looked up only when needed (failed-auth limiting). */
   clientAddress: () => string
+  /** The API key that authenticated it (external API). */
   principal: Principal | null
+  /** True once the admin token was checked (admin API, /metrics). */
+  admin: boolean
   /**
    * Headers every reply carries (Request-Id, RateLimit-*). Given to Elysia before it builds the
    * reply: setting headers on a finished Response costs Bun more than the rest of the request.
@@ -39,6 +42,7 @@ export function startRequest(request: Request, pathname: string, clientAddress: 
     route: null,
     clientAddress,
     principal: null,
+    admin: false,
     replyHeaders: { 'request-id': id },
     slotHeldBy: null,
     idempotency: null,

@@ -258,7 +258,11 @@ export class FakeScheduler extends BaseScheduler {
   private readonly crons = new Map<string, Cron>()
   private moving: Promise<void> = Promise.resolve()
 
-  constructor(clock: FakeClock) {
+  /**
+   * `settle` runs before the clock moves and after each task or job, at its time: the service
+   * commits there, so what waits for a commit happens at the time it would on the real clock.
+   */
+  constructor(clock: FakeClock, private readonly settle: () => void = () => {}) {
     super()
     this.clock = clock
   }
@@ -295,6 +299,7 @@ export class FakeScheduler extends BaseScheduler {
   }
 
   private async move(target: number): Promise<void> {
+    this.settle()
     for (;;) {
       const next = this.nextTimer(target)
       const horizon = next ? next.when : target
@@ -303,6 +308,7 @@ export class FakeScheduler extends BaseScheduler {
       this.timers = this.timers.filter((t) => t !== next)
       this.clock.set(next.when)
       await runSafely('timer', next.task)
+      this.settle()
     }
     this.clock.set(target)
   }
@@ -332,6 +338,7 @@ export class FakeScheduler extends BaseScheduler {
       this.clock.set(tick)
       this.lastTick.set(job.name, tick)
       await this.runJob(job)
+      this.settle()
     }
   }
 

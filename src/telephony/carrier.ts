@@ -49,6 +49,7 @@ export interface CallEvents {
  */
 export interface Carrier {
   readonly name: string
+  /** Called only once the call's rows are durable (DatabaseHandle.afterDurable): a dial cannot be taken back. */
   dial(request: DialRequest, events: CallEvents): void
   hangUp(callId: string): void
   /** The recording audio (WAV) of a recorded call, as the carrier serves it. */

@@ -1,5 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { ADMIN_TOKEN, createHarness, seedWorld, type Harness, type World, expectError } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const START_ISO = '2026-01-05T15:00:00.000Z'
 const UNKNOWN_UUID = '0190f2a4-1111-7aaa-8bbb-123456789abc'

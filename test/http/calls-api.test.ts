@@ -1,6 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHarness, seedWorld, START, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
 import { apiHelpers } from './helpers'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * The call endpoints (spec "Calls": GET /calls, GET /calls/{id}, recording, transcript,

@@ -1,7 +1,10 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { createHarness, scratchDir, seedWorld, START, type Harness, type TestKey, type World } from '../harness'
 import { apiHelpers } from './helpers'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * Calls from dialing to call.completed through the HTTP surface, with the built-in simulator

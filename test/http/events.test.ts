@@ -1,5 +1,8 @@
-import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHarness, seedWorld, START, type Harness, type Reply, type TestKey, type World } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * GET /events and GET /events/{id} (spec "Events", "GET /events"; DESIGN.md "Clock",

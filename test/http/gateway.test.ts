@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createGateway, type RequestHandler } from '../../src/http/gateway'
 import { createHarness, seedWorld, type Harness, type TestKey, type World } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * The gateway hands the server a plain Response when the reply is ready at once (a GET that

@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { fingerprintOf } from '../../src/http/idempotency'
 import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * Idempotency-Key on writes (spec "Endpoints" conventions; DESIGN.md "Idempotency",
@@ -20,12 +23,22 @@ afterAll(() => h.close())
 
 const idem = (key: string) => ({ 'idempotency-key': key })
 
+/**
+ * The first reply again, except that an error's request_id is the replay's own (spec "Errors":
+ * same as the Request-Id header); Original-Request names the first request.
+ */
 function expectReplayOf(replay: Reply, first: Reply) {
   expect(replay.headers.get('idempotent-replayed')).toBe('true')
   expect(replay.status).toBe(first.status)
-  expect(replay.body).toEqual(first.body)
   expect(replay.headers.get('content-type')).toMatch(/^application\/json/)
   expect(replay.headers.get('request-id')).toMatch(/^req_/)
+  expect(replay.headers.get('original-request')).toBe(first.headers.get('request-id'))
+  if (first.body?.error) {
+    expect(replay.body.error.request_id).toBe(replay.headers.get('request-id'))
+    expect({ error: { ...replay.body.error, request_id: first.body.error.request_id } }).toEqual(first.body)
+  } else {
+    expect(replay.body).toEqual(first.body)
+  }
 }
 
 function expectFresh(r: Reply) {

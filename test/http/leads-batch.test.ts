@@ -1,5 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * POST /leads/batch and the older campaign paths POST /campaigns/{id}/leads and

@@ -1,7 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { NewLead } from '../../src/db/stores/lead-store'
 import { MAX_WAITING_API_LEADS } from '../../src/domain/leads/lead-service'
 import { createHarness, seedWorld, START, type Harness, type Reply, type TestKey, type World } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * POST /leads (spec "Lead intake reply", "POST /leads", "Errors", "Limits"; DESIGN.md

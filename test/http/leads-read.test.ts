@@ -1,8 +1,11 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { DEFAULT_HANDLE_SECONDS } from '../../src/domain/leads/lead-service'
 import { estimatedWaitSeconds } from '../../src/domain/queue/dial-queues'
 import { createHarness, seedWorld, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
 import { apiHelpers } from './helpers'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * Reading leads (spec "Lead", GET /leads/{id}, GET /leads, GET /campaigns/{campaignId}/leads;

@@ -1,5 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { basic, createHarness, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * Request-Id and RateLimit-* headers, per-key window and burst, the organization's plan,
@@ -392,15 +395,24 @@ describe('failed-authentication limit (20 a minute per address)', () => {
     }
   })
 
-  test('the 21st is 429 rate_limited, even with a valid key', async () => {
+  // Issue 14: valid credentials are checked first and never refused for others' failures
+  // (many clients share one address behind a proxy); only further failures get 429.
+  test('over the budget, a valid key from the same address still works', async () => {
     const r = await h.api('GET', '/campaigns', { key })
-    expect429(r, 'rate_limited')
-    expect(r.headers.get('ratelimit-remaining')).toBe('0')
+    expect(r.status).toBe(200)
   })
 
-  test('and a bad one is 429 too (not 401)', async () => {
+  test('the 21st bad one is 429 rate_limited (not 401)', async () => {
     const r = await h.api('GET', '/campaigns', { headers: { authorization: basic(key.id, 'dks_wrong') } })
     expect429(r, 'rate_limited')
+    expect(r.headers.get('ratelimit-remaining')).toBe('0')
+    expect(r.body.error.code).toBe('rate_limited')
+  })
+
+  test('a missing or wrong admin token is 429 too from this address; the right one still works', async () => {
+    expect429(await h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: 'Bearer wrong-token-0123456789' } }), 'rate_limited')
+    expect429(await h.call('GET', '/metrics'), 'rate_limited')
+    expect((await h.admin('GET', '/orgs')).status).toBe(200)
   })
 
   test('after the minute (h.advance(60)) a valid key works', async () => {
@@ -412,5 +424,52 @@ describe('failed-authentication limit (20 a minute per address)', () => {
   test('and a bad key is 401 again, not 429', async () => {
     const r = await h.api('GET', '/campaigns', { headers: { authorization: basic(key.id, 'dks_wrong') } })
     expect(r.status).toBe(401)
+  })
+})
+
+describe('failed admin tokens are limited like failed keys', () => {
+  let h: Harness
+  beforeAll(() => {
+    h = createHarness({ env: { DIALER_AUTH_FAILURES_PER_MINUTE: '20' } })
+  })
+  afterAll(() => h.close())
+
+  test('20 wrong tokens are 401 counting down, the 21st is 429, the right token still passes', async () => {
+    for (let i = 0; i < 20; i++) {
+      const r = await h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: `Bearer wrong-admin-token-${i}` } })
+      expect(r.status).toBe(401)
+      expect(r.body.error.code).toBe('authentication_failed')
+      expect(r.headers.get('ratelimit-remaining')).toBe(String(19 - i))
+    }
+    expect429(await h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: 'Bearer wrong-admin-token-x' } }), 'rate_limited')
+    expect((await h.admin('GET', '/orgs')).status).toBe(200)
+  })
+})
+
+describe('behind trusted proxies (DIALER_TRUST_PROXY=N), the client is N hops from the right of X-Forwarded-For', () => {
+  let h: Harness
+  let key: TestKey
+  beforeAll(async () => {
+    h = createHarness({ env: { DIALER_AUTH_FAILURES_PER_MINUTE: '20', DIALER_TRUST_PROXY: '1' } })
+    const orgId = await newOrg(h, 100000)
+    key = await h.createKey(orgId, { name: 'good', mode: 'live', requests_per_minute: 100000, burst: 100000 })
+  })
+  afterAll(() => h.close())
+
+  const bad = (forwardedFor: string) =>
+    h.api('GET', '/campaigns', { headers: { authorization: basic(key.id, 'dks_wrong'), 'x-forwarded-for': forwardedFor } })
+
+  test('an attacker who writes the victim into X-Forwarded-For is counted as itself', async () => {
+    // The proxy appends the address it saw (203.0.113.66) after whatever the client sent.
+    for (let i = 0; i < 20; i++) expect((await bad('198.51.100.7, 203.0.113.66')).status).toBe(401)
+    expect429(await bad('198.51.100.7, 203.0.113.66'), 'rate_limited')
+    // Changing the forged left part changes nothing: still the same address, still 429.
+    expect429(await bad(`10.0.0.${Math.floor(Math.random() * 200)}, 203.0.113.66`), 'rate_limited')
+  })
+
+  test('the victim, whose address the attacker wrote, is not locked out', async () => {
+    expect((await bad('198.51.100.7')).status).toBe(401)
+    const ok = await h.api('GET', '/campaigns', { key, headers: { 'x-forwarded-for': '203.0.113.66' } })
+    expect(ok.status).toBe(200)
   })
 })

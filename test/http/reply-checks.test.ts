@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createApp } from '../../src/app'
 import { createServices } from '../../src/services'
 import { testConfig } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /** The reply schemas of every route, as Elysia will compile them. */
 function replySchemas(checkReplies: '0' | '1') {

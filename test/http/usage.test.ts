@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { RequestTally } from '../../src/domain/usage/request-tally'
 import { usageService } from '../../src/domain/usage/usage-service'
 import { createHarness, START, type Harness, type TestKey, type World, seedWorld, expectError } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * GET /usage (spec "Usage"; DESIGN.md "Webhooks, usage, exports") and the monthly spend cap.

@@ -1,9 +1,12 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, afterEach, beforeEach, describe, expect, setSystemTime, test } from 'bun:test'
+import { afterAll, afterEach, beforeEach, describe, expect, setDefaultTimeout, setSystemTime, test } from 'bun:test'
 import { join } from 'node:path'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { httpTransport } from '../../src/domain/webhooks/transport'
 import { createHarness, scratchDir, seedWorld, START, type Harness, type Reply, type TestKey, type World } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * Webhook endpoints and deliveries (spec "Webhook endpoint", "Webhook delivery", "Events",
@@ -620,7 +623,7 @@ describe('httpTransport (the real sender)', () => {
 
   test('a receiver that hangs past the timeout: error timeout, no status', async () => {
     const slow = hangingReceiver()
-    const result = await httpTransport(200).send(slow.url, headers, '{}')
+    const result = await httpTransport(200).send(slow.url, headers, '{}', '127.0.0.1')
     expect({ status: result.status, body: result.body, error: result.error }).toEqual({ status: null, body: null, error: 'timeout' })
     expect(slow.hits).toHaveLength(1)
     slow.release()
@@ -629,19 +632,19 @@ describe('httpTransport (the real sender)', () => {
   test('2xx, 4xx/5xx, 3xx, closed connection, and a large body', async () => {
     const transport = httpTransport(2000)
     const ok = receiver(() => new Response('yes', { status: 202 }))
-    expect(await transport.send(ok.url, headers, '{"a":1}')).toMatchObject({ status: 202, body: 'yes', error: null })
+    expect(await transport.send(ok.url, headers, '{"a":1}', '127.0.0.1')).toMatchObject({ status: 202, body: 'yes', error: null })
     expect(ok.hits[0]!.body).toBe('{"a":1}')
     const fail = receiver(() => new Response('bad', { status: 500 }))
-    expect(await transport.send(fail.url, headers, '{}')).toMatchObject({ status: 500, body: 'bad', error: 'http_status' })
+    expect(await transport.send(fail.url, headers, '{}', '127.0.0.1')).toMatchObject({ status: 500, body: 'bad', error: 'http_status' })
     const target = receiver()
     const redirect = receiver(() => new Response(null, { status: 302, headers: { location: target.url } }))
-    expect(await transport.send(redirect.url, headers, '{}')).toMatchObject({ status: 302, error: 'redirect' })
+    expect(await transport.send(redirect.url, headers, '{}', '127.0.0.1')).toMatchObject({ status: 302, error: 'redirect' })
     expect(target.hits).toEqual([])
     const closing = closingReceiver()
-    expect(await transport.send(closing.url, headers, '{}')).toMatchObject({ status: null, body: null, error: 'connection' })
+    expect(await transport.send(closing.url, headers, '{}', '127.0.0.1')).toMatchObject({ status: null, body: null, error: 'connection' })
     const big = 'z'.repeat(10 * 1024)
     const large = receiver(() => new Response(big))
-    const result = await transport.send(large.url, headers, '{}')
+    const result = await transport.send(large.url, headers, '{}', '127.0.0.1')
     expect(result.error).toBeNull()
     expect(result.body).toBe('z'.repeat(4096))
   })
@@ -649,7 +652,7 @@ describe('httpTransport (the real sender)', () => {
   // Regression test (found while writing the suite; fixed in src).
   test('a body cut inside a multi-byte character stays within 4096 bytes', async () => {
     const rx = receiver(() => new Response(`${'a'.repeat(4095)}\u20ac${'b'.repeat(6000)}`))
-    const result = await httpTransport(2000).send(rx.url, headers, '{}')
+    const result = await httpTransport(2000).send(rx.url, headers, '{}', '127.0.0.1')
     expect(Buffer.byteLength(result.body ?? '')).toBeLessThanOrEqual(4096)
     expect(result.body).toBe('a'.repeat(4095))
   })
@@ -903,14 +906,14 @@ describe('endpoint API', () => {
     beforeEach(() => open({}))
     const create = (body: Record<string, unknown>, key: TestKey = w.live) =>
       h.api('POST', '/webhook_endpoints', { key, body: { events: ['lead.created'], ...body } })
-    const PUBLIC = 'https://203.0.113.10/hook'
+    const PUBLIC = 'https://93.184.215.14/hook'
 
     test('url shape: http(s) only, at most 2048 characters, no credentials', async () => {
-      const long = (n: number) => `https://203.0.113.10/${'a'.repeat(n - 'https://203.0.113.10/'.length)}`
+      const long = (n: number) => `https://93.184.215.14/${'a'.repeat(n - 'https://93.184.215.14/'.length)}`
       expect(long(2048)).toHaveLength(2048)
       const ok = await create({ url: long(2048) })
       expect(ok.status).toBe(201)
-      for (const url of ['ftp://203.0.113.10/hook', 'javascript:alert(1)', 'not a url', '/relative', long(2049), long(3000), 'https://user:pw@203.0.113.10/hook', 'https://user@203.0.113.10/hook']) {
+      for (const url of ['ftp://93.184.215.14/hook', 'javascript:alert(1)', 'not a url', '/relative', long(2049), long(3000), 'https://user:pw@93.184.215.14/hook', 'https://user@93.184.215.14/hook']) {
         const r = await create({ url })
         expect({ url: url.slice(0, 40), status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({
           url: url.slice(0, 40), status: 400, code: 'invalid_request', param: 'url',
@@ -925,6 +928,10 @@ describe('endpoint API', () => {
         'http://127.0.0.1/hook', 'http://127.0.0.1:8080/hook', 'http://10.0.0.1/hook', 'http://192.168.1.1/hook', 'http://172.16.5.4/hook',
         'http://169.254.169.254/latest/meta-data/', 'http://[::1]/hook', 'http://[fe80::1]/hook', 'http://[fd00:ec2::254]/hook',
         'http://0.0.0.0/hook', 'http://2130706433/hook', 'http://localhost:9/hook',
+        // Other spellings of loopback, and special-purpose ranges (issue 14).
+        'http://localhost./hook', 'http://LOCALHOST.:9/hook', 'http://api.localhost/hook', 'http://0177.0.0.1/hook', 'http://0x7f.1/hook',
+        'http://127.1/hook', 'http://127.0.0.1./hook', 'http://[::ffff:0:7f00:1]/hook', 'http://[64:ff9b::a9fe:a9fe]/hook',
+        'http://[2002:7f00:1::1]/hook', 'http://[fec0::1]/hook', 'http://[2001::1]/hook', 'http://192.0.2.1/hook', 'http://100.64.0.1/hook',
       ]) {
         const r = await create({ url })
         expect({ url, status: r.status, code: r.body.error?.code, param: r.body.error?.param, reason: r.body.error?.reason }).toEqual({

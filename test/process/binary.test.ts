@@ -1,9 +1,13 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { basic, scratchDir } from '../harness'
+import { basic, createHarness, scratchDir } from '../harness'
+import { leakingRoutes, rawStatus } from '../raw-http'
 import { spawnService, type ServiceProcess } from './spawn-service'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 // The compiled binary, started from an empty folder with no node_modules beside it.
 // CI builds dist/dialer first and points DIALER_TEST_BINARY at it; otherwise it is built here.
@@ -108,6 +112,18 @@ describe('compiled binary from an empty folder', () => {
     expect(await metrics.text()).toContain('dialer_http_requests_total{method="POST",route="/api/v1/external/exports",status="200"} 1')
   })
 
+  test('no route behind a door answers without credentials, whatever the Host header or path prefix (issue 14)', async () => {
+    // The routes the source registers; the binary must guard each one as the source does.
+    const h = createHarness()
+    const routes = h.routes.routes
+      .filter((r) => (r.path.startsWith('/api/v1/external') && !r.path.endsWith('/openapi.json')) || r.path.startsWith('/api/v1/admin') || r.path === '/metrics')
+      .map((r) => ({ method: r.method, path: r.path.replace(/:[a-z_]+/gi, '01890000-0000-7000-8000-000000000000') }))
+    h.close()
+    expect(routes.length).toBeGreaterThan(50)
+    expect(await leakingRoutes(Number(new URL(base).port), routes)).toEqual([])
+    expect(await rawStatus(Number(new URL(base).port), 'GET', '/abc/api/v1/admin/orgs', 'x')).toBe(404)
+  }, 60_000)
+
   test('admin CLI talks to the running service', () => {
     const env = { DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN }
     const created = run(['admin', 'org', 'create', '--name', 'From CLI', '--timezone', 'America/Chicago'], env)
@@ -117,8 +133,9 @@ describe('compiled binary from an empty folder', () => {
     const key = run(['admin', 'key', 'create', '--org', org.data.id, '--name', 'cli', '--mode', 'test', '--max-concurrent', '5'], env)
     expect(JSON.parse(key.stdout.toString()).data).toMatchObject({ mode: 'test', max_concurrent: 5 })
     const bad = run(['admin', 'key', 'create', '--org', org.data.id, '--name', 'x', '--mode', 'nope'], env)
-    expect(bad.exitCode).toBe(2)
-    expect(bad.stderr.toString()).toContain('400 invalid_request')
+    // 4: the service answered 4xx (2 is a usage error the CLI finds itself).
+    expect(bad.exitCode).toBe(4)
+    expect(bad.stderr.toString()).toContain('(invalid_request, param mode)')
   })
 
   test('backup while serving is a consistent database', () => {

@@ -1,8 +1,11 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
 import { spawnService, type ServiceProcess } from './spawn-service'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 // Restart safety: the service process is killed (SIGKILL) while three calls are up. On the
 // next boot those calls must be closed as failed, with a note and call.completed, and their

@@ -1,8 +1,11 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { basic, scratchDir } from '../harness'
 import { spawnService, type RunningService, type ServiceProcess } from './spawn-service'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 // Graceful stop under load: clients keep posting leads while the process gets SIGTERM. Every
 // lead the service acknowledged (201) must be there after a restart, and the request log must

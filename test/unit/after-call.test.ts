@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { afterCall, RETIRE_AFTER } from '../../src/domain/calls/after-call'
 import { OUTCOMES, type Outcome } from '../../src/domain/outcomes'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * Where a lead goes once a call's outcome is known (DESIGN.md "Retries": after no_answer,

@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readBasicCredentials } from '../../src/http/basic-auth'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import {
   isCallableNow,
   localDateOf,
@@ -7,6 +7,9 @@ import {
   type DailyWindow,
 } from '../../src/domain/calling-hours/calling-window'
 import { zonesForPhone } from '../../src/domain/calling-hours/lead-zones'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const HOURS: DailyWindow = { start: '08:00', end: '21:00' }
 const ORG = 'Europe/Berlin'

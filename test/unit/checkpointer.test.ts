@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase, type DatabaseHandle, type OpenOptions } from '../../src/db/client'
 import { scratchDir } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const opened: { handle: DatabaseHandle; remove: () => void }[] = []
 

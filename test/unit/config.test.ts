@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join, resolve } from 'node:path'
 import { ConfigError, loadConfig } from '../../src/config'
 import { createHarness } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /** The ConfigError `run` throws; fails the test when it throws nothing or something else. */
 function configError(run: () => unknown): ConfigError {
@@ -31,7 +34,7 @@ describe('loadConfig: defaults', () => {
       sqliteCacheMb: 16,
       groupCommits: true,
       authFailuresPerMinute: 20,
-      trustProxy: false,
+      trustedProxyHops: 0,
       logRequests: true,
       checkReplies: false,
       apiVersion: '2026-11-01',
@@ -62,7 +65,7 @@ describe('loadConfig: environment and flags', () => {
       DIALER_WEBHOOK_ALLOW_PRIVATE: 'true',
       DIALER_SYNCHRONOUS: 'full',
       DIALER_AUTH_FAILURES_PER_MINUTE: '50',
-      DIALER_TRUST_PROXY: 'yes',
+      DIALER_TRUST_PROXY: '2',
       DIALER_LOG_REQUESTS: 'off',
       DIALER_API_VERSION: '2027-01-01',
       DIALER_SHUTDOWN_GRACE_SECONDS: '30',
@@ -81,7 +84,7 @@ describe('loadConfig: environment and flags', () => {
       webhookAllowPrivate: true,
       synchronous: 'FULL',
       authFailuresPerMinute: 50,
-      trustProxy: true,
+      trustedProxyHops: 2,
       logRequests: false,
       apiVersion: '2027-01-01',
       shutdownGraceMs: 30_000,
@@ -144,6 +147,9 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
     [{ DIALER_AUTH_FAILURES_PER_MINUTE: '5' }, 'DIALER_AUTH_FAILURES_PER_MINUTE'],
     [{ DIALER_AUTH_FAILURES_PER_MINUTE: '19' }, 'DIALER_AUTH_FAILURES_PER_MINUTE'],
     [{ DIALER_TRUST_PROXY: 'sometimes' }, 'DIALER_TRUST_PROXY'],
+    // A count of proxy hops now; "yes" no longer says how many to trust.
+    [{ DIALER_TRUST_PROXY: 'yes' }, 'DIALER_TRUST_PROXY'],
+    [{ DIALER_TRUST_PROXY: '11' }, 'DIALER_TRUST_PROXY'],
     [{ DIALER_LOG_REQUESTS: 'loud' }, 'DIALER_LOG_REQUESTS'],
     [{ DIALER_API_VERSION: 'v1' }, 'DIALER_API_VERSION'],
     [{ DIALER_SHUTDOWN_GRACE_SECONDS: '-1' }, 'DIALER_SHUTDOWN_GRACE_SECONDS'],

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { DialQueues } from '../../src/domain/queue/dial-queues'
 import { queueKey } from '../../src/domain/queue/ranked-queue'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 describe('DialQueues.rebuild', () => {
   test('takes rows in one queue order across campaigns and modes, interleaved', () => {

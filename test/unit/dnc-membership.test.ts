@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { BloomFilter } from '../../src/db/bloom-filter'
 import { migrate, openDatabase } from '../../src/db/client'
 import { createStores } from '../../src/db/stores'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 describe('BloomFilter', () => {
   test('never says "absent" for a value that went in', () => {

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { ApiError, errorBody, errorCatalogue, invalid, maskSensitive, notFound, type ErrorCode } from '../../src/errors'
 import { paramFromPointer, toApiError } from '../../src/http/errors'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 // Copied by hand from spec "Errors" > Codes (code, HTTP, type), plus DESIGN.md's campaign_not_ready.
 const SPEC_CODES: [string, number, string][] = [

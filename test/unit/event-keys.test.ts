@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { EVENT_EPOCH_MS, eventKeyMaker, firstSeqOf, IDS_PER_MS, seqRangeOf } from '../../src/db/event-keys'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const AT = Date.UTC(2026, 0, 5, 15, 0, 0, 123)
 const UUID_V7 = /^evt_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/

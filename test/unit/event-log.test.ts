@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { EventRow, EventStore } from '../../src/db/stores/event-store'
 import { eventLog, newEventId } from '../../src/domain/events/event-log'
 import { FakeClock } from '../../src/jobs/clock'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /** The event log's stored bodies: an object passed already serialized gives the same text. */
 describe('eventLog.record', () => {

@@ -1,8 +1,12 @@
 import { Database } from 'bun:sqlite'
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { openDatabase, type DatabaseHandle, type OpenOptions } from '../../src/db/client'
+import { commitBreaker } from '../commit-breaker'
 import { createHarness, scratchDir } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const opened: { handle: DatabaseHandle; reader: Database; remove: () => void }[] = []
 
@@ -130,6 +134,141 @@ describe('grouped commits', () => {
     handle.transaction(() => insert('alone'))
     expect(handle.pendingCommit()).toBeNull()
     expect(seenOutside()).toEqual(['alone'])
+  })
+})
+
+describe('afterDurable: what the outside world sees waits for the real COMMIT', () => {
+  test('an effect of a grouped unit of work runs only after the group commits, and the rows are durable by then', async () => {
+    const { handle, insert, seenOutside } = setUp()
+    const seenByEffect: string[][] = []
+    const inProcess: string[] = []
+    handle.transaction(() => {
+      insert('sent')
+      handle.afterCommit(() => inProcess.push('queue'))
+      handle.afterDurable(() => seenByEffect.push(seenOutside()))
+    })
+    // Released: in-process effects ran, the outward one waits for the COMMIT.
+    expect(inProcess).toEqual(['queue'])
+    expect(seenByEffect).toEqual([])
+    handle.transaction(() => insert('later in the turn'))
+    expect(seenByEffect).toEqual([])
+    await handle.pendingCommit()
+    // Another connection saw the rows from inside the effect: it ran after the COMMIT.
+    expect(seenByEffect).toEqual([['later in the turn', 'sent']])
+  })
+
+  test("dropped when the group's COMMIT fails", async () => {
+    const lost: unknown[] = []
+    const { handle, insert, seenOutside } = setUp({ onGroupLost: (error) => lost.push(error) })
+    const breakCommit = commitBreaker(handle.sqlite)
+    handle.flush()
+    const ran: string[] = []
+    handle.transaction(() => {
+      insert('lost')
+      handle.afterDurable(() => ran.push('send'))
+    })
+    // Another unit of work of the same turn makes the group's COMMIT fail.
+    handle.transaction(breakCommit)
+    await expect(handle.pendingCommit()!).rejects.toThrow('FOREIGN KEY')
+    expect(lost).toHaveLength(1)
+    expect(ran).toEqual([])
+    expect(seenOutside()).toEqual([])
+    // The next group works, and its effects run.
+    handle.transaction(() => handle.afterDurable(() => ran.push('next')))
+    await handle.pendingCommit()
+    expect(ran).toEqual(['next'])
+  })
+
+  test('dropped when SQLite rolled the group back by itself', async () => {
+    const lost: unknown[] = []
+    const { handle, insert } = setUp({ onGroupLost: (error) => lost.push(error) })
+    const ran: string[] = []
+    handle.transaction(() => {
+      insert('x')
+      handle.afterDurable(() => ran.push('send'))
+    })
+    const commit = handle.pendingCommit()!
+    handle.sqlite.run('ROLLBACK')
+    await expect(commit).rejects.toThrow('rolled the group back')
+    expect(lost).toHaveLength(1)
+    expect(ran).toEqual([])
+  })
+
+  test('dropped when its savepoint rolls back, nested or outermost; the rest of the group still runs', async () => {
+    const { handle, insert, seenOutside } = setUp()
+    const ran: string[] = []
+    expect(() =>
+      handle.transaction(() => {
+        insert('refused')
+        handle.afterDurable(() => ran.push('outermost, rolled back'))
+        throw new Error('refused')
+      }),
+    ).toThrow('refused')
+    handle.transaction(() => {
+      insert('kept')
+      handle.afterDurable(() => ran.push('kept'))
+      try {
+        handle.transaction(() => {
+          handle.afterDurable(() => ran.push('nested, rolled back'))
+          handle.afterCommit(() => ran.push('nested in-process, rolled back'))
+          throw new Error('inner')
+        })
+      } catch {
+        // the outer unit of work goes on without the inner one
+      }
+      handle.afterDurable(() => ran.push('after the inner one'))
+    })
+    await handle.pendingCommit()
+    expect(seenOutside()).toEqual(['kept'])
+    expect(ran).toEqual(['kept', 'after the inner one'])
+  })
+
+  test('standalone and ungrouped units of work run their effects right after their own COMMIT', () => {
+    for (const groupCommits of [true, false]) {
+      const { handle, insert, seenOutside } = setUp({ groupCommits })
+      const seen: string[][] = []
+      const done = handle.standalone(() => {
+        insert('alone')
+        handle.transaction(() => handle.afterDurable(() => seen.push(seenOutside())))
+        expect(seen).toEqual([])
+        return 'done'
+      })
+      expect(done).toBe('done')
+      expect(seen).toEqual([['alone']])
+      handle.transaction(() => {
+        insert('plain')
+        handle.afterDurable(() => seen.push(seenOutside()))
+      })
+      if (groupCommits) handle.flush()
+      expect(seen).toEqual([['alone'], ['alone', 'plain']])
+    }
+  })
+
+  test('registered outside a transaction: waits for an open group, else runs at once', async () => {
+    const { handle, insert } = setUp()
+    const ran: string[] = []
+    handle.afterDurable(() => ran.push('nothing open'))
+    expect(ran).toEqual(['nothing open'])
+    handle.transaction(() => insert('open'))
+    handle.afterDurable(() => ran.push('after the open group'))
+    expect(ran).toEqual(['nothing open'])
+    await handle.pendingCommit()
+    expect(ran).toEqual(['nothing open', 'after the open group'])
+  })
+
+  test('an effect that throws does not stop the others, and the commit stands', async () => {
+    const { handle, insert, seenOutside } = setUp()
+    const ran: string[] = []
+    handle.transaction(() => {
+      insert('committed')
+      handle.afterDurable(() => {
+        throw new Error('carrier down')
+      })
+      handle.afterDurable(() => ran.push('second'))
+    })
+    await handle.pendingCommit()
+    expect(ran).toEqual(['second'])
+    expect(seenOutside()).toEqual(['committed'])
   })
 })
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/client'
 import { idempotencyStore, type IdempotencyStore } from '../../src/db/stores/idempotency-store'
 import { ApiError } from '../../src/errors'
@@ -10,6 +10,9 @@ import {
   readIdempotencyKey,
 } from '../../src/http/idempotency'
 import { FakeClock } from '../../src/jobs/clock'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const HOUR = 3_600_000
 

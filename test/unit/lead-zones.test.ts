@@ -1,9 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { renderAreaZonesModule } from '../../scripts/generate-area-zones'
 import { NANP_ZONES } from '../../src/domain/calling-hours/area-zones.generated'
 import { zonesForPhone } from '../../src/domain/calling-hours/lead-zones'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const root = join(import.meta.dir, '..', '..')
 const ORG = 'Europe/Berlin' // deliberately not a NANP zone, so a fallback is unmistakable

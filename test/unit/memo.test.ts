@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { BoundedMemo } from '../../src/memo'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 describe('BoundedMemo', () => {
   test('keeps the last generation whole and forgets what is two generations old', () => {

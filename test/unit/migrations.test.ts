@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { is } from 'drizzle-orm'
 import { readFileSync } from 'node:fs'
@@ -7,6 +7,9 @@ import { renderMigrationsModule } from '../../scripts/embed-migrations'
 import { latestMigration, migrate, openDatabase } from '../../src/db/client'
 import { migrations } from '../../src/db/migrations.generated'
 import * as schema from '../../src/db/schema'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const root = join(import.meta.dir, '..', '..')
 

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { ApiError } from '../../src/errors'
 import { listReply, parseTimeBound } from '../../src/http/paging'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const at = (iso: string) => Date.parse(iso)
 

@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { classifyFromTable, classifyPhone, classifyWithLibrary, normalizedOrNull, restoreQueryPlus, type PhoneClass } from '../../src/domain/phone/phone-number'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 describe('classifyPhone: common US formats', () => {
   // All of these are the same San Francisco number, written the ways people write it.

@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { placeLead, type PlacementInput } from '../../src/domain/leads/placement'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * placeLead: where a lead goes now (spec lead status table: held with held_reason, scheduled

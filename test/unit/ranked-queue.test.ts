@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { type QueueEntry, queueKey, RankedQueue } from '../../src/domain/queue/ranked-queue'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /** mulberry32: small seeded PRNG so a failing run can be replayed. */
 function rng(seed: number): () => number {

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { FakeClock } from '../../src/jobs/clock'
 import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from '../../src/http/rate-limit'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /** 2026-01-05 15:00:00 UTC, exactly on a clock minute. */
 const MINUTE_START = Date.UTC(2026, 0, 5, 15, 0, 0)

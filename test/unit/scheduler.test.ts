@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { FakeClock, systemClock } from '../../src/jobs/clock'
 import { FakeScheduler, RealScheduler } from '../../src/jobs/scheduler'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 const START = Date.UTC(2026, 0, 5, 15, 0, 0)
 const SECOND = 1000

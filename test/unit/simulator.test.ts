@@ -1,9 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { FakeClock } from '../../src/jobs/clock'
 import { FakeScheduler } from '../../src/jobs/scheduler'
 import type { AnsweredBy, CallEvents, CallReport, DialRequest } from '../../src/telephony/carrier'
 import { scenarioFor, SimulatedCarrier } from '../../src/telephony/simulator'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * The built-in carrier (DESIGN.md "Telephony"): the scenario comes from the last two digits of

@@ -1,8 +1,11 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { migrate, openDatabase } from '../../src/db/client'
 import { migrations } from '../../src/db/migrations.generated'
 import { createHarness, scratchDir, seedWorld } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * Upgrades: a database made by the first release (only migration 0000) is opened by this

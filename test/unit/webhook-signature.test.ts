@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, setSystemTime, test } from 'bun:test'
+import { afterEach, describe, expect, setDefaultTimeout, setSystemTime, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { newSecret, signatureHeader } from '../../src/domain/webhooks/signature'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 /**
  * DESIGN.md "Signature": the Standard Webhooks scheme, `v1,<base64 HMAC-SHA256 of

@@ -45,7 +45,7 @@ const Delivery = t.Object({
   livemode: t.Boolean(),
 })
 
-const url = t.String({ minLength: 1, maxLength: MAX_URL_LENGTH + 1, description: 'http(s); private addresses are refused unless the operator allows them' })
+const url = t.String({ minLength: 1, maxLength: MAX_URL_LENGTH + 1, description: 'http(s); the host must resolve (else 400 reason unresolvable_host); private and special-purpose addresses are refused (reason private_address) unless the operator allows them' })
 const events = t.Array(t.String(), { maxItems: 20, description: 'event types' })
 const campaignIds = t.Nullable(t.Array(Uuid, { maxItems: 1000, description: 'null: every campaign' }))
 const CreateBody = t.Object(

@@ -18,6 +18,7 @@ export function createStores(database: DatabaseHandle) {
   return {
     transaction: database.transaction,
     afterCommit: database.afterCommit,
+    afterDurable: database.afterDurable,
     onRollback: database.onRollback,
     settings: settingsStore(db),
     orgs: orgStore(db, database.onRollback),

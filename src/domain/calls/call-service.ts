@@ -6,7 +6,7 @@ import type { Stores } from '../../db/stores'
 import { ApiError, invalid, notFound } from '../../errors'
 import { iso, type Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
-import type { CallReport, Carrier, AnsweredBy } from '../../telephony/carrier'
+import type { AnsweredBy, CallReport, Carrier, DialRequest } from '../../telephony/carrier'
 import { inScope, type Principal } from '../access/permissions'
 import { zonesForPhone } from '../calling-hours/lead-zones'
 import type { DncService } from '../dnc/dnc-service'
@@ -185,7 +185,11 @@ export function callService(deps: {
     views,
     busyPeople,
 
-    /** Dials a lead taken off the queue: the call, the lead dialing, call.started; then the carrier. */
+    /**
+     * Dials a lead taken off the queue: the call, the lead dialing, call.started; then the
+     * carrier, once those rows are durable (a dial cannot be taken back, so it never starts
+     * for a call a failed commit or a crash could still lose).
+     */
     start(lead: LeadRow, campaign: CampaignRow, owner: Person): CallRow {
       const now = clock.now()
       const startedBy: StartedBy = lead.callRequestedBy ? { type: 'api', api_key_id: lead.callRequestedBy } : { type: 'dialer', api_key_id: null }
@@ -211,18 +215,16 @@ export function callService(deps: {
         emit('call.started', row)
         return row
       })
-      deps.carrier.dial(
-        {
-          callId: call.id,
-          to: lead.phone,
-          livemode: lead.livemode,
-          record: orgRow.recordingEnabled,
-          leadName: lead.name,
-          agentName: owner.name,
-          leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
-        },
-        carrierEvents,
-      )
+      const request: DialRequest = {
+        callId: call.id,
+        to: lead.phone,
+        livemode: lead.livemode,
+        record: orgRow.recordingEnabled,
+        leadName: lead.name,
+        agentName: owner.name,
+        leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
+      }
+      stores.afterDurable(() => deps.carrier.dial(request, carrierEvents))
       return call
     },
 

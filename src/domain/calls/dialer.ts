@@ -20,7 +20,7 @@ export class Dialer {
   private readonly sdrTurn = new Map<string, number>()
   private readonly pumping = new Set<string>()
   private readonly handleTimes = new Map<string, { seconds: number; at: number }>()
-  /** Milliseconds from a lead being next in line with a free line to it being dialed (bench). */
+  /** Milliseconds from a lead being next in line with a free line to its call being started (bench); the carrier is asked once that call is committed. */
   readonly delays: number[] = []
 
   constructor(

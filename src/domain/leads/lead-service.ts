@@ -1,7 +1,7 @@
 import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadListFilter, LeadRow, LeadStatus, NewLead } from '../../db/stores/lead-store'
 import type { Stores } from '../../db/stores'
-import { ApiError, invalid, notFound } from '../../errors'
+import { ApiError, invalid, itemErrorBody, notFound } from '../../errors'
 import { iso, isoOrNull, type Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
 import type { MinuteCounter } from '../../http/rate-limit'
@@ -599,7 +599,7 @@ export function leadService(deps: {
             return {
               index,
               ok: false,
-              error: { code: failure.code, message: failure.message, param: failure.param, lead_id: failure.extras.lead_id ?? null },
+              error: itemErrorBody(failure),
             }
           }
         }),

@@ -3,7 +3,7 @@ import type { Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
 import { logger } from '../../log'
 import { signatureHeader } from './signature'
-import { isPrivateAddress, resolveHost } from './target-check'
+import { resolveTarget, type Resolver } from './target-check'
 import type { SendResult, WebhookTransport } from './transport'
 
 /** DESIGN.md "Delivery": 7 tries, after the first at +5 s, +5 min, +30 min, +2 h, +5 h, +10 h. */
@@ -34,6 +34,8 @@ export class DeliveryWorker {
       scheduler: Scheduler
       transport: WebhookTransport
       allowPrivate: boolean
+      /** How names are resolved (default: the system's, with a 3 s limit). */
+      resolve?: Resolver
       transaction: <T>(work: () => T) => T
       /** A stored event's body (undefined once purged). */
       eventBody: (eventId: string) => string | undefined
@@ -144,12 +146,12 @@ export class DeliveryWorker {
   }
 
   private async send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
-    if (!this.deps.allowPrivate) {
-      // Checked again at each send: a name can be pointed at a private address after creation.
-      const addresses = await resolveHost(new URL(url))
-      if (addresses?.some(isPrivateAddress)) return { status: null, body: null, durationMs: 0, error: 'private_address' }
-    }
-    return this.deps.transport.send(url, headers, body)
+    // Resolved and checked at each send (a name can move after creation), then the transport
+    // connects to that address only: no second lookup for DNS rebinding to change.
+    const started = performance.now()
+    const target = await resolveTarget(new URL(url), { allowPrivate: this.deps.allowPrivate, resolve: this.deps.resolve })
+    if (!target.ok) return { status: null, body: null, durationMs: Math.round(performance.now() - started), error: target.reason }
+    return this.deps.transport.send(url, headers, body, target.address)
   }
 
   private record(delivery: DeliveryRow, endpoint: EndpointRow, result: SendResult): void {

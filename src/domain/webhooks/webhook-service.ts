@@ -8,7 +8,7 @@ import { EVENT_TYPES, newEventId, type EventType } from '../events/event-log'
 import { newId } from '../ids'
 import type { DeliveryWorker } from './delivery-worker'
 import { newSecret } from './signature'
-import { checkTarget } from './target-check'
+import { checkTarget, type Resolver } from './target-check'
 
 export interface EndpointInput {
   url: string
@@ -75,6 +75,8 @@ export function webhookService(deps: {
   clock: Clock
   worker: () => DeliveryWorker
   allowPrivate: boolean
+  /** How names are resolved (default: the system's, with a 3 s limit). */
+  resolve?: Resolver
   apiVersion: string
 }) {
   const { stores, clock } = deps
@@ -164,7 +166,8 @@ export function webhookService(deps: {
       resentFrom: fields.resentFrom ?? null,
       created: now,
     })
-    stores.afterCommit(() => deps.worker().enqueue(delivery))
+    // A send cannot be taken back: it starts only once the delivery and its event are durable.
+    stores.afterDurable(() => deps.worker().enqueue(delivery))
     return delivery
   }
 
@@ -192,7 +195,7 @@ export function webhookService(deps: {
     async create(principal: Principal, input: EndpointInput): Promise<{ row: EndpointRow; secret: string }> {
       checkEvents(input.events)
       const campaignIds = checkCampaigns(principal, input.campaign_ids)
-      await checkTarget(input.url, deps.allowPrivate)
+      await checkTarget(input.url, deps.allowPrivate, 'url', { resolve: deps.resolve })
       const org = stores.orgs.get(principal.orgId)!
       const secret = newSecret()
       const now = clock.now()
@@ -222,7 +225,7 @@ export function webhookService(deps: {
       if (patch.events) checkEvents(patch.events)
       const changes: Partial<NewEndpoint> = { updated: clock.now() }
       if (patch.url !== undefined) {
-        await checkTarget(patch.url, deps.allowPrivate)
+        await checkTarget(patch.url, deps.allowPrivate, 'url', { resolve: deps.resolve })
         changes.url = patch.url
       }
       if (patch.events) changes.events = [...new Set(patch.events)]
@@ -247,7 +250,10 @@ export function webhookService(deps: {
       owned(principal, id)
       const row = store.updateEndpoint(id, { status: 'active', pausedAt: null, failingSince: null, updated: clock.now() })!
       changed(row)
-      for (const waiting of store.waitingFor(id)) deps.worker().enqueue(waiting)
+      // Read once the open group commits: it may hold deliveries that are not durable yet.
+      stores.afterDurable(() => {
+        for (const waiting of store.waitingFor(id)) deps.worker().enqueue(waiting)
+      })
       return row
     },
 
