@@ -37,6 +37,19 @@ export function bodyCheckOf(hook: RouteSchemas): BodyCheck | null {
   }
 }
 
+/**
+ * The body checks of a plugin's routes, by "METHOD /path/:pattern", for a transform hook to
+ * run (admin routes: they have no permission macro to carry their schemas).
+ */
+export function bodyChecksOf(routes: readonly { method: string; path: string; hooks: unknown }[]): Map<string, BodyCheck> {
+  const checks = new Map<string, BodyCheck>()
+  for (const route of routes) {
+    const check = bodyCheckOf(route.hooks as RouteSchemas)
+    if (check) checks.set(`${route.method} ${route.path}`, check)
+  }
+  return checks
+}
+
 function hasMembers(value: unknown): boolean {
   if (!value || typeof value !== 'object') return false
   for (const _ in value) return true
