@@ -48,7 +48,7 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   const dataDir = resolve(nonEmpty(pick('data-dir', 'DIALER_DATA_DIR') ?? './data', 'DIALER_DATA_DIR'))
   const databasePath = pick('database', 'DIALER_DATABASE') ?? join(dataDir, 'dialer.db')
   // Signed links (recordings, exports) point here; defaults to the listening address.
-  const publicUrl = stripSlash(pick('public-url', 'DIALER_PUBLIC_URL') ?? `http://${host}:${port}`)
+  const publicUrl = stripSlash(pick('public-url', 'DIALER_PUBLIC_URL') ?? listeningUrl(host, port))
   if (!/^https?:\/\/[^/]+/.test(publicUrl)) {
     throw new ConfigError(`DIALER_PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`)
   }
@@ -104,6 +104,21 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
     webhookAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, trustedProxyHops,
     logRequests, checkReplies, apiVersion, shutdownGraceMs,
   })
+}
+
+/** `http://HOST:PORT`, the default public URL (an IPv6 address in brackets). */
+export function listeningUrl(host: string, port: number): string {
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`
+}
+
+/**
+ * The config with the port the server actually bound: with DIALER_PORT=0 and no
+ * DIALER_PUBLIC_URL, signed links and the served OpenAPI document name that port, not 0.
+ * A public URL that was set is kept as it is.
+ */
+export function withBoundPort(config: Readonly<Config>, boundPort: number): Readonly<Config> {
+  if (config.port !== 0 || config.publicUrl !== listeningUrl(config.host, 0)) return config
+  return Object.freeze({ ...config, publicUrl: listeningUrl(config.host, boundPort) })
 }
 
 function integer(raw: string, name: string, min: number, max: number): number {

@@ -1,6 +1,6 @@
 import { maskSensitive } from './errors'
 
-type Level = 'debug' | 'info' | 'warn' | 'error'
+export type Level = 'debug' | 'info' | 'warn' | 'error'
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
 /** The request log line: only ids, the route pattern and numbers, so nothing needs masking. */
@@ -13,18 +13,30 @@ export interface RequestLogLine {
   duration_ms: number
 }
 
+/**
+ * The shapes of the service's secrets (API key secrets, the minted admin token, webhook signing
+ * secrets): masked in any logged string, should one ever reach an error message.
+ */
+const SECRET = /\b(dks|dat|whsec)_[A-Za-z0-9+/=_-]+/g
+export const maskSecrets = (text: string) => text.replace(SECRET, '$1_[redacted]')
+
+/** The request line's level: its status decides (DIALER_LOG_LEVEL filters it like any other). */
+export const requestLevel = (status: number): Level => (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info')
+
 const FLUSH_BYTES = 64 * 1024
 const FLUSH_MS = 100
 
 /**
  * One JSON object per line on stdout. Strings in free-form fields are masked: no full phone
- * number or email is logged. Request lines are buffered (one write per 100 ms or 64 KB) so
+ * number or email is logged, and nothing shaped like a secret. Request lines are buffered (one write per 100 ms or 64 KB) so
  * logging does not cost a system call per request; other lines flush the buffer at once.
  */
 class Logger {
   minLevel: Level = (process.env.DIALER_LOG_LEVEL as Level) in order ? (process.env.DIALER_LOG_LEVEL as Level) : 'info'
   /** Tests silence the log; the process keeps it on. */
   enabled = process.env.NODE_ENV !== 'test'
+  /** Tests that read the log get its output here instead of on stdout. */
+  capture: ((chunk: string) => void) | null = null
   // Bun's native buffered writer: lines are copied into its buffer, written out in large chunks.
   private readonly sink = Bun.stdout.writer({ highWaterMark: FLUSH_BYTES })
   private timer: ReturnType<typeof setTimeout> | null = null
@@ -32,17 +44,20 @@ class Logger {
   log(level: Level, msg: string, fields: Record<string, unknown> = {}): void {
     if (!this.enabled || order[level] < order[this.minLevel]) return
     const line: Record<string, unknown> = { time: new Date().toISOString(), level, msg }
-    for (const [k, v] of Object.entries(fields)) line[k] = typeof v === 'string' ? maskSensitive(v) : v
+    for (const [k, v] of Object.entries(fields)) line[k] = typeof v === 'string' ? maskSecrets(maskSensitive(v)) : v
     this.pending += JSON.stringify(line) + '\n'
     this.flush()
   }
 
+  /** info for 1xx-3xx, warn for 4xx (429 included), error for 5xx. */
   request(f: RequestLogLine): void {
-    if (!this.enabled || order.info < order[this.minLevel]) return
+    if (!this.enabled) return
+    const level = requestLevel(f.status)
+    if (order[level] < order[this.minLevel]) return
     const keyId = f.key_id === null ? 'null' : `"${f.key_id}"`
     // Joined in a JS string first: each native write() costs about 2 us, a concatenation far less.
     this.pending +=
-      `{"time":"${this.isoNow()}","level":"info","msg":"request","request_id":"${f.request_id}","method":"${f.method}",` +
+      `{"time":"${this.isoNow()}","level":"${level}","msg":"request","request_id":"${f.request_id}","method":"${f.method}",` +
       `"route":${JSON.stringify(f.route)},"status":${f.status},"key_id":${keyId},"duration_ms":${f.duration_ms}}\n`
     if (this.pending.length >= FLUSH_BYTES) this.flush()
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS)
@@ -68,6 +83,12 @@ class Logger {
       this.timer = null
     }
     if (this.pending === '') return
+    if (this.capture) {
+      const chunk = this.pending
+      this.pending = ''
+      this.capture(chunk)
+      return
+    }
     this.sink.write(this.pending)
     this.pending = ''
     void this.sink.flush()

@@ -27,6 +27,7 @@ import { Metrics } from './http/metrics'
 import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
 import { FakeClock, systemClock, type Clock } from './jobs/clock'
 import { FakeScheduler, RealScheduler, type Scheduler } from './jobs/scheduler'
+import { ApiError } from './errors'
 import { logger } from './log'
 
 /** Everything a running service holds: database, clock, domain services, limits and jobs. */
@@ -81,11 +82,13 @@ export interface ServiceOptions {
 }
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
+  const metrics = new Metrics()
   const database = openDatabase(config.databasePath, {
     synchronous: config.synchronous,
     groupCommits: config.groupCommits,
     cacheMb: config.sqliteCacheMb,
     onGroupLost: options.onGroupLost,
+    onCommit: (seconds) => metrics.commits.observe(seconds),
   })
   migrate(database)
   const stores = createStores(database)
@@ -97,6 +100,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const fakeScheduler = fakeClock ? new FakeScheduler(fakeClock, () => database.flush()) : null
   // A timer batch is a big unit of work already: it commits on its own rather than in the turn's group.
   const scheduler: Scheduler = fakeScheduler ?? new RealScheduler(clock, (work) => database.standalone(work))
+  scheduler.onJobRun((run) => metrics.jobRan(run.name, run.endedAt, run.durationMs, run.ok))
 
   const transaction = stores.transaction
   const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock })
@@ -108,6 +112,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const queues = new DialQueues()
   const newLeads = new MinuteCounter(clock)
   const leads = leadService({ stores, campaigns, dnc, events, queues, scheduler, clock, newLeads })
+  countRefusals(leads, metrics)
   const carrier = new SimulatedCarrier({ clock, scheduler, speed: config.simSpeed })
   const links = signedLinks(stores.settings, config.publicUrl)
   let calls: CallService | undefined
@@ -115,6 +120,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   calls = callService({
     stores, leads, dnc, events, carrier, clock, scheduler, links,
     onLineFree: (campaignId, livemode) => dialer.lineFree(campaignId, livemode),
+    onOutcome: (outcome) => metrics.calls.inc(outcome),
   })
   const callsReady = calls
   leads.useHooks({
@@ -139,6 +145,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   let deliveries: DeliveryWorker | undefined
   const webhooks = webhookService({
     stores, clock, worker: () => deliveries!, allowPrivate: config.webhookAllowPrivate, resolve: options.webhookResolver, apiVersion: config.apiVersion,
+    onResult: (result) => metrics.webhookDeliveries.inc(result),
   })
   deliveries = new DeliveryWorker({
     store: stores.webhooks,
@@ -151,6 +158,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     eventBody: (eventId) => stores.events.get(eventId)?.body,
     endpoint: (id) => webhooks.endpoint(id),
     endpointChanged: (endpoint) => webhooks.changed(endpoint),
+    onResult: (result) => metrics.webhookDeliveries.inc(result),
   })
   // The outbox: each event's deliveries are written in the event's own transaction.
   events.onRecorded((row) => webhooks.fanOut(row))
@@ -219,6 +227,8 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     },
   })
 
+  for (const name of scheduler.jobNames()) metrics.job(name)
+
   return {
     config,
     database,
@@ -244,7 +254,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     tally,
     usage,
     exports,
-    metrics: new Metrics(),
+    metrics,
     limits: {
       requests: new RequestRateLimiter(clock),
       concurrency: new ConcurrencyGate(),
@@ -263,5 +273,48 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
       scheduler.stop()
       database.close()
     },
+  }
+}
+
+/**
+ * Counts what the lead service refuses, without it knowing about metrics: intake refusals by
+ * code (not dry runs; batch items refused by their schema before the checks are not counted),
+ * and the 429s of intake and POST /calls by reason (the gateway counts its own).
+ */
+function countRefusals(leads: LeadService, metrics: Metrics): void {
+  const refused = (error: unknown, intake: boolean) => {
+    if (!(error instanceof ApiError)) return
+    if (intake) metrics.intakeRefusals.inc(error.code)
+    if (error.status === 429) metrics.rateLimited.inc(error.code)
+  }
+  const { intake, intakeBatch, callNow } = leads
+  leads.intake = (principal, input, options) => {
+    try {
+      return intake(principal, input, options)
+    } catch (error) {
+      refused(error, !options.dryRun)
+      throw error
+    }
+  }
+  leads.intakeBatch = (principal, items, options) => {
+    let results: ReturnType<typeof intakeBatch>
+    try {
+      results = intakeBatch(principal, items, options)
+    } catch (error) {
+      refused(error, !options.dryRun)
+      throw error
+    }
+    if (!options.dryRun) {
+      for (const result of results) if (!result.ok && !items[result.index]?.error) metrics.intakeRefusals.inc(result.error.code)
+    }
+    return results
+  }
+  leads.callNow = (principal, body) => {
+    try {
+      return callNow(principal, body)
+    } catch (error) {
+      refused(error, false)
+      throw error
+    }
   }
 }

@@ -6,6 +6,7 @@ import { createHandler, type App } from '../src/app'
 import { loadConfig, type Config } from '../src/config'
 import { createServices, type Services } from '../src/services'
 import type { Resolver } from '../src/domain/webhooks/target-check'
+import { checkReply } from './client/reply-contract'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 /** Monday 2026-01-05 15:00 UTC: 10:00 in New York, inside default calling hours. */
@@ -100,6 +101,8 @@ export function createHarness(options: { env?: Record<string, string>; start?: n
     } catch {
       // plain text replies stay text
     }
+    // Every external reply must match the published OpenAPI document (issue 15); throws if not.
+    checkReply({ method, path, status: response.status, headers: response.headers, text })
     return { status: response.status, headers: response.headers, body: parsed, text }
   }
 

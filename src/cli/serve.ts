@@ -1,5 +1,5 @@
 import { createHandler } from '../app'
-import type { Config } from '../config'
+import { withBoundPort, type Config } from '../config'
 import { logger } from '../log'
 import { createServices, type Services } from '../services'
 import { VERSION } from '../version'
@@ -18,22 +18,25 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
   } catch (error) {
     throw listenFailure(error, config.host, config.port) ?? error
   }
+  const port = server.port ?? config.port
   let services: Services
   try {
-    services = createServices(config)
+    // With DIALER_PORT=0 the public URL (signed links, the served OpenAPI servers) names the port bound.
+    services = createServices(withBoundPort(config, port))
   } catch (error) {
     void server.stop(true)
     throw storageFailure(error, config.databasePath) ?? error
   }
   const gateway = createHandler(services).handle
   handle = gateway
-  const port = server.port ?? config.port
   const base = `http://${config.host}:${port}`
   logger.info('listening', { url: base, version: VERSION, data_dir: config.dataDir, fake_clock: config.fakeClock })
 
   const out: string[] = [`Dialer ${VERSION} listening on ${base}`, `  API docs:     ${base}/docs`]
+  // The one secret the service ever prints: the admin token it minted on first boot, once, on
+  // stderr (stdout is the JSON log). The demo's key secrets below are what --demo is for.
   if (services.adminToken.minted) {
-    out.push(`  Admin token (shown once; keep it, or set DIALER_ADMIN_TOKEN): ${services.adminToken.minted}`)
+    process.stderr.write(`Admin token (shown once; keep it, or set DIALER_ADMIN_TOKEN): ${services.adminToken.minted}\n`)
   }
   if (options.demo) {
     const demo = seedDemo(services)

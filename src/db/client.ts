@@ -76,6 +76,8 @@ export interface OpenOptions {
   onGroupLost?: (error: unknown) => void
   /** WAL file size kept after writes pause, and the pause (tests use small ones). */
   wal?: { keepBytes?: number; idleMs?: number }
+  /** Told how long each COMMIT took, in seconds (metrics). */
+  onCommit?: (seconds: number) => void
 }
 
 function stopOnLostGroup(error: unknown): void {
@@ -115,6 +117,14 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   let pendingDurable: (() => void)[] = []
   const grouping = options.groupCommits === true
   const onGroupLost = options.onGroupLost ?? stopOnLostGroup
+  const onCommit = options.onCommit
+  /** COMMIT, timed when someone listens. */
+  function timedCommit(): void {
+    if (!onCommit) return void commit.run()
+    const started = performance.now()
+    commit.run()
+    onCommit((performance.now() - started) / 1000)
+  }
   /** The open group: its SQLite transaction is begun, its commit due at the end of this turn. */
   let group: { committed: Promise<void>; resolve: () => void; reject: (error: unknown) => void; durable: (() => void)[] } | null = null
   /** Set while a standalone unit of work runs: its outermost transaction commits on its own. */
@@ -150,7 +160,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
     group = null
     try {
       if (!sqlite.inTransaction) throw new Error('SQLite rolled the group back before its commit')
-      commit.run()
+      timedCommit()
     } catch (error) {
       lostGroup(open, error)
       return
@@ -204,7 +214,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
         if (ownCommit) begin.run()
         else savepoint.run()
         result = work()
-        if (ownCommit) commit.run()
+        if (ownCommit) timedCommit()
         else release.run()
       } catch (error) {
         depth--
@@ -336,15 +346,36 @@ function startCheckpointer(sqlite: Database, path: string, synchronous: string, 
   }
 }
 
-/** Applies the embedded migrations the database has not seen yet (the first `upTo`: tests of upgrades); returns how many. */
+/**
+ * Applies the embedded migrations the database has not seen yet (the first `upTo`: tests of
+ * upgrades), one transaction each, each logged as `migration_applied`; returns how many.
+ */
 export function migrate(database: DatabaseHandle, upTo: number = migrations.length): number {
   const before = appliedMigrations(database)
   const { dialect, session } = database.db as unknown as {
     dialect: { migrate(m: typeof migrations, s: unknown, c: object): void }
     session: unknown
   }
-  dialect.migrate(migrations.slice(0, upTo), session, {})
+  const last = lastMigrationMillis(database)
+  for (let i = 0; i < upTo; i++) {
+    const migration = migrations[i]!
+    if (last !== null && migration.folderMillis <= last) continue
+    // Drizzle applies what in the list is newer than the last applied: here, this one only.
+    const started = performance.now()
+    dialect.migrate(migrations.slice(0, i + 1), session, {})
+    logger.info('migration_applied', { migration: migration.tag, duration_ms: Math.round((performance.now() - started) * 100) / 100 })
+  }
   return appliedMigrations(database) - before
+}
+
+/** `created_at` of the newest applied migration (Drizzle's own bookkeeping), null on a new database. */
+function lastMigrationMillis(database: DatabaseHandle): number | null {
+  const table = database.sqlite
+    .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .get()
+  if (!table) return null
+  const row = database.sqlite.query('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | null } | null
+  return row?.at === null || row?.at === undefined ? null : Number(row.at)
 }
 
 function appliedMigrations(database: DatabaseHandle): number {

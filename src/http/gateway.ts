@@ -1,8 +1,8 @@
 import type { Server } from 'bun'
 import type { AnyElysia } from 'elysia'
 import { checkKey } from '../domain/access/api-keys'
-import { ApiError } from '../errors'
-import { logger } from '../log'
+import { ApiError, maskSensitive } from '../errors'
+import { logger, maskSecrets } from '../log'
 import type { Services } from '../services'
 import { readBasicCredentials } from './basic-auth'
 import { errorResponse, toApiError } from './errors'
@@ -190,7 +190,10 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
   }
 
   function failed(request: Request, state: RequestState, error: unknown): Response {
-    return finish(request, state, errorResponse(toApiError('UNKNOWN', error), state.id, state.replyHeaders))
+    const apiError = toApiError('UNKNOWN', error)
+    // The gateway's own 429s (the routes' are counted by the services that refuse them).
+    if (apiError.status === 429) s.metrics.rateLimited.inc(apiError.extras.reason ?? apiError.code)
+    return finish(request, state, errorResponse(apiError, state.id, state.replyHeaders))
   }
 
   /** Every request ends here exactly once: the slot goes back, then metrics and the log line. */
@@ -207,7 +210,8 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       logger.request({
         request_id: state.id,
         method: request.method,
-        route: state.route ?? state.pathname,
+        // Unrouted (401, 429, 404): the path as sent, masked (it may hold a number or a pasted secret).
+        route: state.route ?? maskSecrets(maskSensitive(state.pathname)),
         status: response.status,
         key_id: state.principal?.keyId ?? null,
         duration_ms: Math.round(elapsed * 100) / 100,

@@ -1,5 +1,9 @@
+import { OUTCOMES } from '../domain/outcomes'
+
 /** Seconds: the latency histogram's upper bounds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+/** Seconds: SQLite commits take tens of microseconds to tens of milliseconds. */
+const COMMIT_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
 
 interface RouteSeries {
   method: string
@@ -14,11 +18,112 @@ interface RouteSeries {
 
 const label = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
 
-/** Request counters and latency histograms by route, rendered in the Prometheus text format. */
+const header = (out: string[], name: string, type: 'counter' | 'gauge' | 'histogram', help: string) =>
+  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
+
+/**
+ * A counter with one label whose values come from a closed set (error codes, outcomes,
+ * results). The known values are shown from the start at 0, so `rate()` sees the first one.
+ */
+export class LabeledCounter {
+  private readonly values = new Map<string, number>()
+
+  constructor(readonly name: string, readonly help: string, readonly labelName: string, known: readonly string[] = []) {
+    for (const value of known) this.values.set(value, 0)
+  }
+
+  inc(value: string, by = 1): void {
+    this.values.set(value, (this.values.get(value) ?? 0) + by)
+  }
+
+  get(value: string): number {
+    return this.values.get(value) ?? 0
+  }
+
+  render(out: string[]): void {
+    header(out, this.name, 'counter', this.help)
+    for (const [value, n] of this.values) out.push(`${this.name}{${this.labelName}="${label(value)}"} ${n}`)
+  }
+}
+
+/** A histogram without labels. */
+export class Histogram {
+  /** Non-cumulative bucket counts; rendered cumulative. */
+  private readonly buckets: number[]
+  private sum = 0
+  private count = 0
+
+  constructor(readonly name: string, readonly help: string, private readonly bounds: readonly number[]) {
+    this.buckets = bounds.map(() => 0)
+  }
+
+  observe(value: number): void {
+    let i = 0
+    while (i < this.bounds.length && value > this.bounds[i]!) i++
+    if (i < this.bounds.length) this.buckets[i]!++
+    this.sum += value
+    this.count++
+  }
+
+  render(out: string[]): void {
+    header(out, this.name, 'histogram', this.help)
+    let cumulative = 0
+    this.bounds.forEach((le, i) => {
+      cumulative += this.buckets[i]!
+      out.push(`${this.name}_bucket{le="${le}"} ${cumulative}`)
+    })
+    out.push(`${this.name}_bucket{le="+Inf"} ${this.count}`, `${this.name}_sum ${this.sum}`, `${this.name}_count ${this.count}`)
+  }
+}
+
+/** What a periodic job's last run left (scheduler.onJobRun). */
+interface JobSeries {
+  lastRunSeconds: number | null
+  durationSeconds: number | null
+  failures: number
+}
+
+/** 429 replies by why: the gateway's limits, then the lead and call limits of the routes. */
+export const RATE_LIMIT_REASONS = [
+  'rate_limited', 'too_many_concurrent_requests', 'authentication_failures', 'lead_rate_limited',
+  'queue_full', 'test_flows_busy', 'call_limit_reached',
+] as const
+
+/** The codes lead intake refuses with (lead-service check()); others are added when first seen. */
+const INTAKE_CODES = [
+  'invalid_request', 'not_found', 'campaign_closed', 'invalid_phone', 'on_dnc_list', 'number_retired', 'duplicate_lead',
+  'consent_required', 'number_not_allowed', 'queue_full', 'test_flows_busy', 'lead_rate_limited',
+]
+
+/**
+ * `sent`; `failed` (a retry is scheduled); `gave_up` (the last try failed); `skipped_paused`
+ * (the endpoint was paused when its turn came); `expired` (the event was purged before a retry).
+ */
+export const DELIVERY_RESULTS = ['sent', 'failed', 'gave_up', 'skipped_paused', 'expired'] as const
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number]
+
+export interface Gauge {
+  name: string
+  help: string
+  samples: { labels?: Record<string, string>; value: number }[]
+}
+
+/**
+ * The service's metrics, rendered in the Prometheus text format (0.0.4). Request counters and
+ * latency by route are kept here; counters of domain happenings are fed by the services;
+ * gauges are read at scrape time and passed to `render`.
+ */
 export class Metrics {
   // Route, then method: both strings come ready-made with each request, so finding the series
   // builds no new string (a joined "method route" key would cost a string and its hash each time).
   private readonly series = new Map<string, Map<string, RouteSeries>>()
+
+  readonly calls = new LabeledCounter('dialer_calls_total', 'Calls completed, by outcome (corrections of a filed outcome are not counted again).', 'outcome', OUTCOMES)
+  readonly intakeRefusals = new LabeledCounter('dialer_intake_refusals_total', 'Leads refused at intake (POST /leads, /leads/batch items; not dry runs), by error code.', 'code', INTAKE_CODES)
+  readonly rateLimited = new LabeledCounter('dialer_rate_limited_total', 'Requests answered 429, by reason.', 'reason', RATE_LIMIT_REASONS)
+  readonly webhookDeliveries = new LabeledCounter('dialer_webhook_deliveries_total', 'Webhook delivery tries, by result.', 'result', DELIVERY_RESULTS)
+  readonly commits = new Histogram('dialer_sqlite_commit_seconds', 'Time SQLite takes to COMMIT a transaction or a commit group.', COMMIT_BUCKETS)
+  private readonly jobs = new Map<string, JobSeries>()
 
   observe(method: string, route: string, status: number, seconds: number): void {
     let byMethod = this.series.get(route)
@@ -33,17 +138,30 @@ export class Metrics {
     s.count++
   }
 
-  /** The whole exposition; `gauges` are read at scrape time (queues, calls up, backlog). */
-  render(gauges: { name: string; help: string; samples: { labels?: Record<string, string>; value: number }[] }[]): string {
+  /** A job is known before its first run (its failures show 0). */
+  job(name: string): void {
+    if (!this.jobs.has(name)) this.jobs.set(name, { lastRunSeconds: null, durationSeconds: null, failures: 0 })
+  }
+
+  jobRan(name: string, endedAtMs: number, durationMs: number, ok: boolean): void {
+    this.job(name)
+    const s = this.jobs.get(name)!
+    s.lastRunSeconds = endedAtMs / 1000
+    s.durationSeconds = durationMs / 1000
+    if (!ok) s.failures++
+  }
+
+  /** The whole exposition; `gauges` are read at scrape time (queues, lines, backlog, WAL). */
+  render(gauges: Gauge[]): string {
     const out: string[] = []
     const all = [...this.series.values()].flatMap((m) => [...m.values()])
-    out.push('# HELP dialer_http_requests_total HTTP requests by route and status.', '# TYPE dialer_http_requests_total counter')
+    header(out, 'dialer_http_requests_total', 'counter', 'HTTP requests by route and status.')
     for (const s of all) {
       for (const [status, n] of s.statuses) {
         out.push(`dialer_http_requests_total{method="${s.method}",route="${label(s.route)}",status="${status}"} ${n}`)
       }
     }
-    out.push('# HELP dialer_http_request_duration_seconds Request latency by route.', '# TYPE dialer_http_request_duration_seconds histogram')
+    header(out, 'dialer_http_request_duration_seconds', 'histogram', 'Request latency by route.')
     for (const s of all) {
       const base = `method="${s.method}",route="${label(s.route)}"`
       let cumulative = 0
@@ -54,8 +172,22 @@ export class Metrics {
       out.push(`dialer_http_request_duration_seconds_bucket{${base},le="+Inf"} ${s.count}`)
       out.push(`dialer_http_request_duration_seconds_sum{${base}} ${s.sum}`, `dialer_http_request_duration_seconds_count{${base}} ${s.count}`)
     }
+    this.rateLimited.render(out)
+    this.intakeRefusals.render(out)
+    this.calls.render(out)
+    this.webhookDeliveries.render(out)
+    this.commits.render(out)
+
+    const jobs = [...this.jobs.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
+    header(out, 'dialer_job_last_run_timestamp_seconds', 'gauge', 'When each periodic job last finished (service clock), unix seconds; absent before its first run.')
+    for (const [name, s] of jobs) if (s.lastRunSeconds !== null) out.push(`dialer_job_last_run_timestamp_seconds{job="${label(name)}"} ${s.lastRunSeconds}`)
+    header(out, 'dialer_job_duration_seconds', 'gauge', 'How long the last run of each periodic job took.')
+    for (const [name, s] of jobs) if (s.durationSeconds !== null) out.push(`dialer_job_duration_seconds{job="${label(name)}"} ${s.durationSeconds}`)
+    header(out, 'dialer_job_failures_total', 'counter', 'Runs of each periodic job that failed.')
+    for (const [name, s] of jobs) out.push(`dialer_job_failures_total{job="${label(name)}"} ${s.failures}`)
+
     for (const gauge of gauges) {
-      out.push(`# HELP ${gauge.name} ${gauge.help}`, `# TYPE ${gauge.name} gauge`)
+      header(out, gauge.name, 'gauge', gauge.help)
       for (const sample of gauge.samples) {
         const labels = sample.labels ? `{${Object.entries(sample.labels).map(([k, v]) => `${k}="${label(v)}"`).join(',')}}` : ''
         out.push(`${gauge.name}${labels} ${sample.value}`)

@@ -72,7 +72,9 @@ export const markAdminRoute = ({ request, route }: { request: Request; route: st
 
 export function apiContext(s: Services) {
   return new Elysia().macro({
-    permission(permission: Permission) {
+    // One permission, or several that all must be held (POST /exports: leads:read and calls:read).
+    permission(permission: Permission | readonly Permission[]) {
+      const needed: readonly Permission[] = typeof permission === 'string' ? [permission] : permission
       // This route's schemas, read when the route is added (see body-check.ts).
       let checkBody: BodyCheck | null = null
       return {
@@ -83,7 +85,7 @@ export function apiContext(s: Services) {
           const principal = stateOf(request)?.principal
           // Fail closed: an external route never runs without the key the gateway checked.
           if (!principal) throw notAuthenticated()
-          requirePermission(principal, permission)
+          for (const each of needed) requirePermission(principal, each)
           // After the permission: a key that lacks it learns that before anything about its body.
           const unsafe = unsafeValueIn(body, false)
           if (unsafe) throw unsafe

@@ -4,6 +4,15 @@ import { logger } from '../log'
 
 export type Task = () => void | Promise<void>
 
+/** One finished run of a periodic job (metrics; it is also logged as `job_run`). */
+export interface JobRun {
+  name: string
+  /** Service clock, unix ms, when the run ended. */
+  endedAt: number
+  durationMs: number
+  ok: boolean
+}
+
 export interface PeriodicJob {
   /** Stable name, also the admin API's `POST /jobs/{name}/run`. */
   readonly name: string
@@ -29,6 +38,8 @@ export interface Scheduler {
   /** Runs a registered periodic job now (admin `POST /jobs/{name}/run`); false when unknown. */
   runNow(name: string): Promise<boolean>
   jobNames(): string[]
+  /** Called after every run of a periodic job (by its timer or by runNow). */
+  onJobRun(listener: (run: JobRun) => void): void
   stop(): void
 }
 
@@ -36,6 +47,7 @@ abstract class BaseScheduler implements Scheduler {
   protected readonly jobs = new Map<string, PeriodicJob>()
   /** A job never overlaps itself: a run still going makes a new trigger wait for it. */
   private readonly running = new Map<string, Promise<void>>()
+  private readonly jobListeners: ((run: JobRun) => void)[] = []
 
   abstract readonly clock: Clock
   abstract at(when: number, task: Task): () => void
@@ -51,6 +63,10 @@ abstract class BaseScheduler implements Scheduler {
     return [...this.jobs.keys()].sort()
   }
 
+  onJobRun(listener: (run: JobRun) => void): void {
+    this.jobListeners.push(listener)
+  }
+
   async runNow(name: string): Promise<boolean> {
     const job = this.jobs.get(name)
     if (!job) return false
@@ -61,12 +77,35 @@ abstract class BaseScheduler implements Scheduler {
   protected async runJob(job: PeriodicJob): Promise<void> {
     // Several triggers may be waiting: each waits until no run is going, then starts its own.
     for (let previous = this.running.get(job.name); previous; previous = this.running.get(job.name)) await previous
-    const run = runSafely(`job ${job.name}`, job.run)
+    const run = this.timed(job)
     this.running.set(job.name, run)
     try {
       await run
     } finally {
       if (this.running.get(job.name) === run) this.running.delete(job.name)
+    }
+  }
+
+  /** One run: never throws; logged as `job_run` (name, duration, result) and told to the listeners. */
+  private async timed(job: PeriodicJob): Promise<void> {
+    const started = performance.now()
+    let error: unknown = null
+    try {
+      await job.run()
+    } catch (failure) {
+      error = failure ?? new Error('job failed')
+    }
+    const durationMs = Math.round((performance.now() - started) * 100) / 100
+    const ok = error === null
+    if (ok) logger.info('job_run', { job: job.name, duration_ms: durationMs, result: 'ok' })
+    else logger.error('job_run', { job: job.name, duration_ms: durationMs, result: 'failed', error: String(error instanceof Error ? error.stack : error) })
+    const done: JobRun = { name: job.name, endedAt: this.clock.now(), durationMs, ok }
+    for (const listener of this.jobListeners) {
+      try {
+        listener(done)
+      } catch {
+        // a listener (metrics) never fails a job
+      }
     }
   }
 }

@@ -196,6 +196,7 @@ describe('demo mode', () => {
       cwd: demo.path,
       env: { PATH: process.env.PATH ?? '' },
       stdout: 'pipe',
+      stderr: 'pipe',
     })
     let text = ''
     const reader = proc.stdout.getReader()
@@ -205,13 +206,19 @@ describe('demo mode', () => {
       text += new TextDecoder().decode(value)
     }
     try {
-      expect(text).toMatch(/Admin token \(shown once.*\): dat_/)
       expect(text).toMatch(/Test key: +dk_test_/)
       const curl = /curl -u (dk_live_\S+):(\S+) (\S+)/.exec(text)!
       const reply = await fetch(curl[3]!, { headers: { authorization: basic(curl[1]!, curl[2]!) } })
       expect(reply.status).toBe(200)
       const body = (await reply.json()) as any
       expect(body.data[0]).toMatchObject({ name: 'Demo campaign', status: 'active', livemode: true })
+      // The minted admin token goes to stderr, once, never to stdout (the log); the demo's key secrets stay on stdout.
+      expect(text).not.toContain('dat_')
+      const errors = new Response(proc.stderr).text()
+      proc.kill('SIGTERM')
+      await proc.exited
+      expect(await errors).toMatch(/Admin token \(shown once.*\): dat_/)
+      expect((await errors).match(/dat_/g)!.length).toBe(1)
     } finally {
       proc.kill('SIGTERM')
       await proc.exited

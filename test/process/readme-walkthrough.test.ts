@@ -52,15 +52,31 @@ async function startDemo(): Promise<void> {
     },
   )
   server = proc
+  // The minted admin token comes on stderr (stdout is for the log and the demo's banner).
+  let errors = ''
+  const errorsDone = (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of proc.stderr) errors += decoder.decode(chunk, { stream: true })
+  })()
   const reader = proc.stdout.getReader()
   const decoder = new TextDecoder()
   const deadline = Date.now() + 20_000
   while (!/Test secret:\s+\S+/.test(banner) || !/dnc\/check/.test(banner)) {
     if (Date.now() > deadline) throw new Error(`demo did not print its banner: ${banner}`)
     const { value, done } = await reader.read()
-    if (done) throw new Error(`demo exited: ${banner}${await new Response(proc.stderr).text()}`)
+    if (done) {
+      await errorsDone
+      throw new Error(`demo exited: ${banner}${errors}`)
+    }
     banner += decoder.decode(value, { stream: true })
   }
+  while (!BANNER.ADMIN!.pattern.test(errors)) {
+    if (Date.now() > deadline) throw new Error(`demo did not print its admin token on stderr: ${errors}`)
+    await Bun.sleep(20)
+  }
+  // Printed once, and only there.
+  expect(banner).not.toContain('Admin token')
+  banner += errors
   // Keep draining stdout so the service never blocks on a full pipe.
   void (async () => {
     for (;;) {

@@ -14,7 +14,7 @@ const SUNSET = 'Tue, 01 Jun 2027 00:00:00 GMT'
 
 const listQuery = t.Object(
   {
-    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, 'x-param': 'limit', description: '1 to 100 (over 100: the deprecated list shape)' })),
+    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 50, 'x-param': 'limit', description: '1 to 100; default 50 (over 100: the deprecated list shape)' })),
     starting_after: uuidQuery('starting_after', "the last call's id of the previous page"),
     campaign_id: uuidQuery('campaign_id'),
     lead_id: uuidQuery('lead_id'),
@@ -68,7 +68,7 @@ export const callRoutes = (s: Services) =>
           }),
         },
         detail: operation(TAG, 'List calls', 'calls:read',
-          'Newest first, cursor-paged. A key limited to some campaigns sees only their calls. Deprecated for one release: `offset`, `status` and a `limit` over 100 answer `{ data, pagination: { offset, limit, total } }` with a `Deprecation` header.'),
+          'Newest first, cursor-paged. A key limited to some campaigns sees only their calls. Deprecated for one release: `offset`, `status` and a `limit` over 100 answer `{ data, pagination: { offset, limit, total } }` with `Deprecation` and `Sunset` headers.', { replyHeaders: ['Deprecation', 'Sunset'] }),
       },
     )
     .get('/calls/:id', ({ principal, params }) => ({ data: s.calls.view(s.calls.visible(principal, params.id)) }), {
@@ -85,7 +85,7 @@ export const callRoutes = (s: Services) =>
         params: idParams,
         response: { 200: dataOf(RecordingLink) },
         detail: operation(TAG, 'Get a recording link', 'calls:read',
-          'A signed link served by the service, made on each request, never stored, valid 5 minutes (`expires_at`). 404 recording_not_available when there is none.'),
+          'A signed link served by the service, made on each request, never stored, valid 5 minutes (`expires_at`). 404 recording_not_available when there is none.', { errors: ['recording_not_available'] }),
       },
     )
     .get(
@@ -119,7 +119,8 @@ export const callRoutes = (s: Services) =>
         body: CallNowBody,
         response: { 202: dataOf(CallNowReply) },
         detail: operation(TAG, 'Call a lead now', 'calls:write',
-          'Puts an existing lead at the front of its campaign\u2019s queue; it is dialed next, never above the campaign\u2019s lines. Do Not Call, calling hours and a paused campaign still apply. At most 3 API-started calls per lead in 24 hours (`calls_left_today`).'),
+          'Puts an existing lead at the front of its campaign\u2019s queue; it is dialed next, never above the campaign\u2019s lines. Do Not Call, calling hours and a paused campaign still apply. At most 3 API-started calls per lead in 24 hours (`calls_left_today`).',
+          { errors: ['on_dnc_list', 'number_retired', 'campaign_closed', 'test_flows_busy', 'lead_busy', 'lead_taken_out_of_queue', 'call_limit_reached', 'number_not_allowed', 'ambiguous_external_id'] }),
       },
     )
 

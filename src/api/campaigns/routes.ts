@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
-import { limitQuery, listReply } from '../../http/paging'
+import { listReply } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { dataOf, idParams, listOf, NoBody, operation, strict } from '../shared'
+import { dataOf, idParams, listOf, NoBody, operation, pageLimit, strict } from '../shared'
 import { Campaign, CampaignAction, presentCampaign } from './model'
 
 const TAG = 'Campaigns'
@@ -19,7 +19,7 @@ export const campaignRoutes = (s: Services) =>
       },
       {
         permission: 'campaigns:read',
-        query: t.Object({ cursor: t.Optional(t.String({ format: 'uuid', 'x-param': 'cursor' })), limit: limitQuery() }, strict),
+        query: t.Object({ cursor: t.Optional(t.String({ format: 'uuid', 'x-param': 'cursor' })), limit: pageLimit(50) }, strict),
         response: { 200: listOf(Campaign) },
         detail: operation(TAG, 'List campaigns', 'campaigns:read', 'The campaigns the key can use, newest first.'),
       },
@@ -41,7 +41,8 @@ export const campaignRoutes = (s: Services) =>
         body: NoBody,
         response: { 200: dataOf(CampaignAction) },
         detail: operation(TAG, 'Start dialing', 'campaigns:write',
-          'A draft or paused campaign with an SDR becomes active (409 campaign_not_ready without one, 409 campaign_closed when completed). A test key changes nothing and is told the status it would have.'),
+          'A draft or paused campaign with an SDR becomes active (409 campaign_not_ready without one, 409 campaign_closed when completed). A test key changes nothing and is told the status it would have.',
+          { errors: ['campaign_not_ready', 'campaign_closed'] }),
       },
     )
     .post(
@@ -54,6 +55,7 @@ export const campaignRoutes = (s: Services) =>
         params: idParams,
         body: NoBody,
         response: { 200: dataOf(CampaignAction) },
-        detail: operation(TAG, 'Pause dialing', 'campaigns:write', 'No new calls; calls already up carry on; leads added meanwhile are held.'),
+        detail: operation(TAG, 'Pause dialing', 'campaigns:write', 'No new calls; calls already up carry on; leads added meanwhile are held. 409 campaign_closed when completed.',
+          { errors: ['campaign_closed'] }),
       },
     )

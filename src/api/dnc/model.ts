@@ -26,10 +26,10 @@ export const DncBatchResult = t.Object({
 })
 
 // Spec "Limits": phone at most 32 characters, DNC search at most 200, 100 numbers a batch.
-export const PhoneField = t.String({ minLength: 1, maxLength: 32 })
+export const PhoneField = t.String({ minLength: 1, maxLength: 32, examples: ['+14155550123'] })
 
 export const AddDncBody = t.Object({ phone: PhoneField }, strict)
-export const AddDncBatchBody = t.Object({ phones: t.Array(t.String({ maxLength: 32 }), { maxItems: 100 }) }, strict)
+export const AddDncBatchBody = t.Object({ phones: t.Array(t.String({ maxLength: 32 }), { maxItems: 100, examples: [['+14155550123', '+14155550124']] }) }, strict)
 
 export const presentDncEntry = (row: DncEntryRow) => ({
   id: row.id,

@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia'
 import type { Principal } from '../../domain/access/permissions'
 import { restoreQueryPlus } from '../../domain/phone/phone-number'
-import { limitQuery, listReply } from '../../http/paging'
+import { listReply } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { dataOf, idParams, listOf, operation, strict } from '../shared'
+import { dataOf, idParams, listOf, operation, pageLimit, strict } from '../shared'
 import { AddDncBatchBody, AddDncBody, DncBatchResult, DncCheckResult, DncEntry, presentDncEntry } from './model'
 
 const TAG = 'Do Not Call'
@@ -24,7 +24,8 @@ export const dncRoutes = (s: Services) =>
         response: { 200: dataOf(DncCheckResult) },
         detail: operation(TAG, 'Check a number', 'dnc:read',
           'Any common format. URL-encode a leading plus (%2B); an unencoded plus arrives as a space and is read as a plus. ' +
-          'When `normalizedPhone` is null the value could not be read and was matched exactly as sent, so `onDncList` false does not mean it is safe to call.'),
+          'When `normalizedPhone` is null the value could not be read and was matched exactly as sent, so `onDncList` false does not mean it is safe to call.',
+          { errors: ['invalid_phone'] }),
       },
     )
     .post(
@@ -37,7 +38,7 @@ export const dncRoutes = (s: Services) =>
         permission: 'dnc:write',
         body: AddDncBody,
         response: { 201: dataOf(DncEntry) },
-        detail: operation(TAG, 'Add a number', 'dnc:write', 'No campaign of the organization dials the number again.'),
+        detail: operation(TAG, 'Add a number', 'dnc:write', 'No campaign of the organization dials the number again.', { errors: ['invalid_phone', 'duplicate_dnc_entry'] }),
       },
     )
     .post(
@@ -64,7 +65,7 @@ export const dncRoutes = (s: Services) =>
         query: t.Object(
           {
             cursor: t.Optional(t.String({ format: 'uuid', 'x-param': 'cursor', description: 'next_cursor of the previous page' })),
-            limit: limitQuery(),
+            limit: pageLimit(50),
             search: t.Optional(t.String({ maxLength: 200, 'x-param': 'search', description: 'part of a phone number' })),
           },
           strict,

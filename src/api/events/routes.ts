@@ -1,21 +1,12 @@
 import { Elysia, t } from 'elysia'
-import { ListMetaSchema, limitQuery, parseTimeBound, uuidQuery } from '../../http/paging'
+import { ListMetaSchema, parseTimeBound, uuidQuery } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { DateTime, operation, strict } from '../shared'
+import { operation, pageLimit, strict } from '../shared'
+import { Event } from './model'
 
 const TAG = 'Events'
 const json = { 'content-type': 'application/json;charset=utf-8' }
-
-export const Event = t.Object({
-  id: t.String({ pattern: '^evt_' }),
-  type: t.String(),
-  created: DateTime,
-  livemode: t.Boolean(),
-  api_version: t.String(),
-  data: t.Object({ object: t.Object({}, { additionalProperties: true }) }),
-  sample: t.Optional(t.Literal(true)),
-})
 
 export const eventRoutes = (s: Services) =>
   new Elysia()
@@ -46,7 +37,7 @@ export const eventRoutes = (s: Services) =>
         permission: 'events:read',
         query: t.Object(
           {
-            limit: limitQuery(),
+            limit: pageLimit(50),
             starting_after: t.Optional(t.String({ pattern: '^evt_[0-9a-f]{32}$', 'x-param': 'starting_after', description: 'the last event id of the previous page' })),
             type: t.Optional(t.Array(t.String(), { 'x-param': 'type', description: 'one type, a comma-separated list, or the parameter repeated' })),
             'created[gte]': t.Optional(t.String({ 'x-param': 'created[gte]' })),

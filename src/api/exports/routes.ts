@@ -28,14 +28,15 @@ export const exportRoutes = (s: Services) =>
   new Elysia()
     .use(apiContext(s))
     .post('/exports', async ({ principal, body }) => ({ data: await s.exports.create(principal, body.exportType, body.filters ?? {}) }), {
-      permission: 'leads:read',
+      // Both before the body is read: a key without calls:read learns that first.
+      permission: ['leads:read', 'calls:read'],
       body: CreateBody,
       response: { 200: t.Object({ data: t.Object({ export: Export, downloadUrl: t.String({ format: 'uri' }), livemode: t.Boolean() }) }) },
       detail: operation(TAG, 'Create an export', 'leads:read',
         'Also needs calls:read, on a key for every campaign. A CSV file with a header line; `downloadUrl` is a signed link served by the service until `expiresAt` (24 h). Answers once the file is ready, or `pending` when it takes longer. A test key gets a sample file.'),
     })
     .get('/exports', ({ principal }) => ({ data: s.exports.list(principal) }), {
-      permission: 'leads:read',
+      permission: ['leads:read', 'calls:read'],
       response: { 200: t.Object({ data: t.Array(Export) }) },
       detail: operation(TAG, 'List exports', 'leads:read', 'Also needs calls:read, on a key for every campaign. A test key has none.'),
     })

@@ -6,9 +6,9 @@ import { DateTime, strict, Uuid } from '../shared'
 // Spec "Limits" field lengths.
 export const Consent = t.Object(
   {
-    source: t.String({ minLength: 1, maxLength: 100, description: 'where the lead agreed, e.g. web_form, crm, purchased_list' }),
-    agreed_at: t.String({ format: 'date-time' }),
-    text: t.Optional(t.String({ maxLength: 5000, description: 'the words agreed to (text or url is required)' })),
+    source: t.String({ minLength: 1, maxLength: 100, description: 'where the lead agreed, e.g. web_form, crm, purchased_list', examples: ['web_form'] }),
+    agreed_at: t.String({ format: 'date-time', examples: ['2026-11-01T15:04:05Z'] }),
+    text: t.Optional(t.String({ maxLength: 5000, description: 'the words agreed to (text or url is required)', examples: ['I agree to be called about my quote.'] })),
     url: t.Optional(t.String({ format: 'uri', maxLength: 2048, description: 'the page agreed on (text or url is required)' })),
     ip: t.Optional(t.String({ maxLength: 45 })),
   },
@@ -22,11 +22,11 @@ export const CustomFields = t.Record(t.String(), t.String({ maxLength: 1000 }), 
 
 /** A lead's own fields, as POST /leads takes them (without campaign_id and dry_run). */
 export const leadFields = {
-  external_id: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-  phone: t.String({ minLength: 1, maxLength: 32, description: 'US or Canadian number, any common format; +1 and 10 digits preferred' }),
-  name: t.Optional(t.String({ maxLength: 200 })),
-  email: t.Optional(t.String({ maxLength: 254 })),
-  address: t.Optional(t.String({ maxLength: 500 })),
+  external_id: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'your own ID for the lead; unique per campaign', examples: ['crm-10442'] })),
+  phone: t.String({ minLength: 1, maxLength: 32, description: 'US or Canadian number, any common format; +1 and 10 digits preferred', examples: ['+14155550123'] }),
+  name: t.Optional(t.String({ maxLength: 200, examples: ['Dana Whitfield'] })),
+  email: t.Optional(t.String({ maxLength: 254, examples: ['dana@example.com'] })),
+  address: t.Optional(t.String({ maxLength: 500, examples: ['12 Elm St, Springfield, IL'] })),
   fields: t.Optional(CustomFields),
   consent: t.Optional(Consent),
   call_now: t.Optional(t.Boolean({ description: "dial ahead of the campaign's other leads; defaults to the campaign's setting" })),

@@ -5,10 +5,10 @@ import type { BatchResult } from '../../domain/leads/lead-service'
 import type { LeadInput } from '../../domain/leads/lead-input'
 import type { ApiError } from '../../errors'
 import { fromValueError, type ValueError } from '../../http/errors'
-import { limitQuery, listReply, ListMetaSchema, parseTimeBound, uuidQuery } from '../../http/paging'
+import { listReply, ListMetaSchema, parseTimeBound, uuidQuery } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { dataOf, idParams, listOf, operation, strict } from '../shared'
+import { dataOf, idParams, listOf, operation, pageLimit, strict } from '../shared'
 import {
   BatchBody, BatchLeadItem, BatchReply, CreateLeadBody, IntakeReply, LegacyBatchBody, LegacyCreateBody, LegacyLead,
   LegacyLeadItem, Lead, LeadStatus, legacyLead, OptedOutLead, OptOutBody, PatchLeadBody,
@@ -46,7 +46,7 @@ const listQuery = t.Object(
     status: t.Optional(LeadStatus),
     'created[gte]': t.Optional(t.String({ 'x-param': 'created[gte]', description: 'ISO 8601, unix seconds, or a date (midnight UTC)' })),
     'created[lte]': t.Optional(t.String({ 'x-param': 'created[lte]' })),
-    limit: limitQuery(),
+    limit: pageLimit(20),
     starting_after: uuidQuery('starting_after', 'the last lead id of the previous page'),
   },
   strict,
@@ -69,7 +69,8 @@ export const leadRoutes = (s: Services) =>
         response: { 200: dataOf(IntakeReply), 201: dataOf(IntakeReply) },
         detail: operation(TAG, 'Add a lead', 'leads:write',
           '201 for a new lead; 200 for a dry run (`id` null, nothing stored) or for an existing lead put back in the queue after the duplicate window (`requeued` true). ' +
-          'Checks, in order: campaign, phone, Do Not Call list, retired numbers, duplicates, consent, number rules, waiting-lead limit. Outside calling hours the lead is scheduled; while the campaign is paused or not started it is held.'),
+          'Checks, in order: campaign, phone, Do Not Call list, retired numbers, duplicates, consent, number rules, waiting-lead limit. Outside calling hours the lead is scheduled; while the campaign is paused or not started it is held.',
+          { errors: ['invalid_phone', 'on_dnc_list', 'duplicate_lead', 'number_retired', 'consent_required', 'campaign_closed', 'queue_full', 'test_flows_busy', 'lead_rate_limited', 'call_limit_reached', 'number_not_allowed'] }),
       },
     )
     .post(
@@ -88,7 +89,8 @@ export const leadRoutes = (s: Services) =>
         body: BatchBody,
         response: { 200: dataOf(BatchReply) },
         detail: operation(TAG, 'Add up to 60 leads', 'leads:write',
-          'Each lead gets the checks of POST /leads; a failing lead does not stop the others. Results are in the order sent. Every lead counts toward the key\u2019s new-leads-a-minute limit; a batch that does not fit is refused whole (429 lead_rate_limited).'),
+          'Each lead gets the checks of POST /leads; a failing lead does not stop the others. Results are in the order sent. Every lead counts toward the key\u2019s new-leads-a-minute limit; a batch that does not fit is refused whole (429 lead_rate_limited).',
+          { errors: ['lead_rate_limited'] }),
       },
     )
     .get('/leads/:id', ({ principal, params }) => ({ data: s.leads.get(principal, params.id) }), {
@@ -123,7 +125,7 @@ export const leadRoutes = (s: Services) =>
         // One object, not a union of the two replies (a union reply is checked slowly, row by row).
         response: { 200: t.Object({ data: t.Union([Lead, t.Array(Lead)]), meta: t.Optional(ListMetaSchema) }) },
         detail: operation(TAG, 'Find or list leads', 'leads:read',
-          'With `external_id`: the one lead (409 ambiguous_external_id with `candidates` when it names leads in several of the key\u2019s campaigns; add campaign_id). Without: the key\u2019s leads, newest first.'),
+          'With `external_id`: the one lead (409 ambiguous_external_id with `candidates` when it names leads in several of the key\u2019s campaigns; add campaign_id). Without: the key\u2019s leads, newest first.', { errors: ['ambiguous_external_id'] }),
       },
     )
     .patch('/leads/:id', ({ principal, params, body }) => ({ data: s.leads.patch(principal, params.id, body) }), {
@@ -132,7 +134,8 @@ export const leadRoutes = (s: Services) =>
       body: PatchLeadBody,
       response: { 200: dataOf(Lead) },
       detail: operation(TAG, 'Change a lead', 'leads:write',
-        'name, email, address: null or empty clears. fields: merged, an empty string removes a key. consent: replaced. external_id: only while the lead has none. call_now: only false. phone: 422 phone_cannot_change.'),
+        'name, email, address: null or empty clears. fields: merged, an empty string removes a key. consent: replaced. external_id: only while the lead has none. call_now: only false. phone: 422 phone_cannot_change.',
+        { errors: ['duplicate_lead', 'phone_cannot_change'] }),
     })
     .post(
       '/leads/:id/opt_out',
@@ -161,7 +164,7 @@ export const leadRoutes = (s: Services) =>
         query: t.Object(
           {
             cursor: uuidQuery('cursor', 'next_cursor of the previous page'),
-            limit: limitQuery(),
+            limit: pageLimit(50),
             search: t.Optional(t.String({ maxLength: 200, 'x-param': 'search', description: 'part of a name, phone or email' })),
           },
           strict,
@@ -183,7 +186,7 @@ export const leadRoutes = (s: Services) =>
         params: idParams,
         body: LegacyCreateBody,
         response: { 200: dataOf(IntakeReply), 201: dataOf(IntakeReply) },
-        detail: operation(TAG, 'Add a lead (older path)', 'leads:write', 'As POST /leads with the campaign in the path; `customFields` is merged into `fields`.'),
+        detail: operation(TAG, 'Add a lead (older path)', 'leads:write', 'As POST /leads with the campaign in the path; `customFields` is merged into `fields`.', { errors: ['invalid_phone', 'on_dnc_list', 'duplicate_lead', 'number_retired', 'consent_required', 'campaign_closed', 'queue_full', 'test_flows_busy', 'lead_rate_limited', 'call_limit_reached', 'number_not_allowed'] }),
       },
     )
     .post(
@@ -202,6 +205,6 @@ export const leadRoutes = (s: Services) =>
         params: idParams,
         body: LegacyBatchBody,
         response: { 200: dataOf(BatchReply) },
-        detail: operation(TAG, 'Add up to 60 leads (older path)', 'leads:write', 'As POST /leads/batch with the campaign in the path; each lead may carry `customFields`.'),
+        detail: operation(TAG, 'Add up to 60 leads (older path)', 'leads:write', 'As POST /leads/batch with the campaign in the path; each lead may carry `customFields`.', { errors: ['lead_rate_limited'] }),
       },
     )

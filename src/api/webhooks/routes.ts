@@ -1,10 +1,11 @@
 import { Elysia, t } from 'elysia'
 import { deliveryView, endpointView } from '../../domain/webhooks/webhook-service'
 import { MAX_URL_LENGTH } from '../../domain/webhooks/target-check'
-import { limitQuery, listReply } from '../../http/paging'
+import { EVENT_TYPES } from '../../domain/events/event-log'
+import { listReply } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { DateTime, dataOf, idParams, listOf, NoBody, operation, strict, Uuid } from '../shared'
+import { DateTime, dataOf, idParams, listOf, NoBody, operation, pageLimit, strict, Uuid } from '../shared'
 
 const TAG = 'Webhooks'
 
@@ -45,8 +46,8 @@ const Delivery = t.Object({
   livemode: t.Boolean(),
 })
 
-const url = t.String({ minLength: 1, maxLength: MAX_URL_LENGTH + 1, description: 'http(s); the host must resolve (else 400 reason unresolvable_host); private and special-purpose addresses are refused (reason private_address) unless the operator allows them' })
-const events = t.Array(t.String(), { maxItems: 20, description: 'event types' })
+const url = t.String({ examples: ['https://hooks.example.com/dialer'], minLength: 1, maxLength: MAX_URL_LENGTH + 1, description: 'http(s); the host must resolve (else 400 reason unresolvable_host); private and special-purpose addresses are refused (reason private_address) unless the operator allows them' })
+const events = t.Array(t.String({ examples: ['lead.created'] }), { maxItems: 20, description: `event types: ${EVENT_TYPES.join(', ')}`, examples: [['lead.created', 'call.completed']] })
 const campaignIds = t.Nullable(t.Array(Uuid, { maxItems: 1000, description: 'null: every campaign' }))
 const CreateBody = t.Object(
   { url, events, campaign_ids: t.Optional(campaignIds), description: t.Optional(t.Nullable(t.String({ maxLength: 500 }))) },
@@ -79,15 +80,15 @@ export const webhookRoutes = (s: Services) => {
     .use(apiContext(s))
     .post('/webhook_endpoints', create, {
       ...createOptions,
-      detail: operation(TAG, 'Create a webhook endpoint', 'webhooks:write', 'The reply carries the signing `secret` (shown here and on roll_secret only). The endpoint gets the creating key\u2019s mode\u2019s events. 403 limit_reached past the organization\u2019s endpoint limit.'),
+      detail: operation(TAG, 'Create a webhook endpoint', 'webhooks:write', 'The reply carries the signing `secret` (shown here and on roll_secret only). The endpoint gets the creating key\u2019s mode\u2019s events. 403 limit_reached past the organization\u2019s endpoint limit.', { errors: ['limit_reached'] }),
     })
-    .post('/webhooks', create, { ...createOptions, detail: operation(TAG, 'Create a webhook endpoint (alias)', 'webhooks:write', 'Same as POST /webhook_endpoints.') })
+    .post('/webhooks', create, { ...createOptions, detail: operation(TAG, 'Create a webhook endpoint (alias)', 'webhooks:write', 'Same as POST /webhook_endpoints.', { errors: ['limit_reached'] }) })
     .get('/webhook_endpoints', ({ principal, query }) => {
       const limit = query.limit ?? 50
       return listReply(s.webhooks.list(principal, limit + 1, query.starting_after), limit, (row) => endpointView(row))
     }, {
       permission: 'events:read',
-      query: t.Object({ limit: limitQuery(), starting_after: t.Optional(t.String({ format: 'uuid', 'x-param': 'starting_after' })) }, strict),
+      query: t.Object({ limit: pageLimit(50), starting_after: t.Optional(t.String({ format: 'uuid', 'x-param': 'starting_after' })) }, strict),
       response: { 200: listOf(Endpoint) },
       detail: operation(TAG, 'List webhook endpoints', 'events:read'),
     })
@@ -122,7 +123,7 @@ export const webhookRoutes = (s: Services) => {
       params: idParams,
       body: NoBody,
       response: { 200: dataOf(Delivery) },
-      detail: operation(TAG, 'Send a test event', 'webhooks:write', 'A sample event with `sample: true`; 409 endpoint_paused while paused.'),
+      detail: operation(TAG, 'Send a test event', 'webhooks:write', 'A sample event with `sample: true`; 409 endpoint_paused while paused.', { errors: ['endpoint_paused'] }),
     })
     .post('/webhook_endpoints/:id/roll_secret', ({ principal, params, body }) => {
       const { row, secret } = s.webhooks.rollSecret(principal, params.id, body?.expire_old_after_hours ?? 24)
@@ -143,7 +144,7 @@ export const webhookRoutes = (s: Services) => {
       query: t.Object(
         {
           status: t.Optional(t.Union([t.Literal('pending'), t.Literal('sent'), t.Literal('failed'), t.Literal('gave_up'), t.Literal('skipped_paused')], { 'x-param': 'status' })),
-          limit: limitQuery(),
+          limit: pageLimit(25),
           starting_after: t.Optional(t.String({ pattern: '^wd_[0-9a-f]{32}$', 'x-param': 'starting_after' })),
         },
         strict,
@@ -156,6 +157,6 @@ export const webhookRoutes = (s: Services) => {
       params: deliveryParams,
       body: NoBody,
       response: { 200: dataOf(Delivery) },
-      detail: operation(TAG, 'Resend a delivery', 'webhooks:write', 'A new delivery of the same event (same webhook-id) with `resent_from`; 409 endpoint_paused while paused.'),
+      detail: operation(TAG, 'Resend a delivery', 'webhooks:write', 'A new delivery of the same event (same webhook-id) with `resent_from`; 409 endpoint_paused while paused.', { errors: ['endpoint_paused'] }),
     })
 }

@@ -42,6 +42,8 @@ export function callService(deps: {
   links: SignedLinks
   /** Told when a call ends, so its line can take the next lead. */
   onLineFree: (campaignId: string, livemode: boolean) => void
+  /** Told once a call's outcome is final and committed (metrics). */
+  onOutcome?: (outcome: Outcome) => void
 }) {
   const { stores, clock, events } = deps
   const calls = stores.calls
@@ -86,6 +88,8 @@ export function callService(deps: {
       deps.dnc.ensureListed({ orgId: row.orgId, livemode: row.livemode }, calls.lead(row.leadId)!.phone, dncSource)
     }
     deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt })
+    const counted = deps.onOutcome
+    if (counted) stores.afterCommit(() => counted(outcome))
     return complete(settled)
   }
 

@@ -38,6 +38,14 @@ export class Dialer {
     return this.active.get(slot(campaignId, livemode)) ?? 0
   }
 
+  /** Lines taken now, by campaign and mode (metrics; only those ever used). */
+  linesInUse(): { campaignId: string; livemode: boolean; inUse: number }[] {
+    return [...this.active].map(([name, inUse]) => {
+      const at = name.lastIndexOf(':')
+      return { campaignId: name.slice(0, at), livemode: name.slice(at + 1) === 'live', inUse }
+    })
+  }
+
   pumpAll(): void {
     for (const { campaignId, livemode } of this.deps.queues.nonEmpty()) this.pump(campaignId, livemode)
   }

@@ -1,6 +1,7 @@
 import type { DeliveryRow, EndpointRow, WebhookStore } from '../../db/stores/webhook-store'
-import type { Clock } from '../../jobs/clock'
+import { iso, type Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
+import type { DeliveryResult } from '../../http/metrics'
 import { logger } from '../../log'
 import { signatureHeader } from './signature'
 import { resolveTarget, type Resolver } from './target-check'
@@ -43,6 +44,8 @@ export class DeliveryWorker {
       endpoint: (id: string) => EndpointRow | undefined
       /** The endpoint's row changed here (success, failure, auto-pause). */
       endpointChanged: (endpoint: EndpointRow) => void
+      /** Each try's result, once recorded (metrics). */
+      onResult?: (result: DeliveryResult) => void
     },
   ) {}
 
@@ -120,12 +123,14 @@ export class DeliveryWorker {
     if (!endpoint) return
     if (endpoint.status === 'paused') {
       store.updateDelivery(id, { status: 'skipped_paused', nextAttemptAt: null })
+      this.deps.onResult?.('skipped_paused')
       return
     }
     const body = delivery.payload ?? (delivery.eventId === null ? undefined : this.deps.eventBody(delivery.eventId))
     if (body === undefined) {
       // The event was purged (30 days) before this retry: nothing left to send.
       store.updateDelivery(id, { status: 'gave_up', nextAttemptAt: null, lastError: 'event_expired' })
+      this.deps.onResult?.('expired')
       return
     }
     const messageId = delivery.eventId ?? (JSON.parse(body) as { id: string }).id
@@ -166,6 +171,10 @@ export class DeliveryWorker {
       durationMs: result.durationMs,
       lastError: result.error,
     }
+    // Set inside the transaction (`as`: TypeScript does not follow assignments in a callback).
+    let outcome = 'sent' as DeliveryResult
+    let next = null as number | null
+    let pausedAt = null as number | null
     this.deps.transaction(() => {
       if (result.error === null) {
         store.updateDelivery(delivery.id, { ...common, status: 'sent', nextAttemptAt: null })
@@ -179,7 +188,8 @@ export class DeliveryWorker {
         return
       }
       const gaveUp = attempts >= MAX_TRIES
-      const next = gaveUp ? null : now + RETRY_GAPS_MS[attempts - 1]!
+      outcome = gaveUp ? 'gave_up' : 'failed'
+      next = gaveUp ? null : now + RETRY_GAPS_MS[attempts - 1]!
       const row = store.updateDelivery(delivery.id, { ...common, status: gaveUp ? 'gave_up' : 'failed', nextAttemptAt: next })
       const failingSince = endpoint.failingSince ?? now
       const pause = now - failingSince >= AUTO_PAUSE_MS
@@ -190,8 +200,30 @@ export class DeliveryWorker {
           updated: now,
         })
         if (updated) this.deps.endpointChanged(updated)
+        if (updated && pause) pausedAt = now
       }
       if (row && !gaveUp) this.enqueue(row)
     })
+    // Recorded: counted and, for a failure, logged (ids and numbers only: never the URL, which may carry a token).
+    this.deps.onResult?.(outcome)
+    if (outcome === 'sent') return
+    logger.warn('webhook_delivery_failed', {
+      endpoint_id: endpoint.id,
+      delivery_id: delivery.id,
+      event_type: delivery.eventType,
+      attempt: attempts,
+      reason: result.error,
+      http_status: result.status,
+      next_attempt_at: next === null ? null : iso(next),
+      gave_up: outcome === 'gave_up',
+    })
+    if (pausedAt !== null) {
+      logger.warn('webhook_endpoint_paused', {
+        endpoint_id: endpoint.id,
+        org_id: endpoint.orgId,
+        failing_since: iso(endpoint.failingSince ?? pausedAt),
+        paused_at: iso(pausedAt),
+      })
+    }
   }
 }

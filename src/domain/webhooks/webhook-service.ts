@@ -78,6 +78,8 @@ export function webhookService(deps: {
   /** How names are resolved (default: the system's, with a 3 s limit). */
   resolve?: Resolver
   apiVersion: string
+  /** A delivery made for a paused endpoint is skipped at once (metrics; the worker counts the rest). */
+  onResult?: (result: 'skipped_paused') => void
 }) {
   const { stores, clock } = deps
   const store = stores.webhooks
@@ -168,6 +170,8 @@ export function webhookService(deps: {
     })
     // A send cannot be taken back: it starts only once the delivery and its event are durable.
     stores.afterDurable(() => deps.worker().enqueue(delivery))
+    const counted = deps.onResult
+    if (paused && counted) stores.afterCommit(() => counted('skipped_paused'))
     return delivery
   }
 
