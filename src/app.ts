@@ -29,7 +29,7 @@ export function createApp(s: Services) {
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))
     .use(adminRoutes(s))
   if (!s.config.checkReplies) skipReplyChecks(app)
-  keepBodylessRoutesSync(app)
+  if (process.env.DIALER_AB_NO_SYNC !== '1') keepBodylessRoutesSync(app) // TEMP A/B, removed before report
   return app
 }
 

@@ -6,8 +6,9 @@ import { keyService, type KeyService } from './domain/access/key-service'
 import { campaignService, type CampaignService } from './domain/campaigns/campaign-service'
 import { dncService, type DncService } from './domain/dnc/dnc-service'
 import { eventLog, type EventLog } from './domain/events/event-log'
-import { DEFAULT_HANDLE_SECONDS, leadService, type LeadService } from './domain/leads/lead-service'
+import { leadService, type LeadService } from './domain/leads/lead-service'
 import { callService, type CallService } from './domain/calls/call-service'
+import { callActivity, HandleTimes } from './domain/calls/call-activity'
 import { Dialer } from './domain/calls/dialer'
 import { signedLinks, type SignedLinks } from './domain/links/signed-links'
 import { SimulatedCarrier } from './telephony/simulator'
@@ -111,43 +112,30 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const events = eventLog({ events: stores.events, clock, apiVersion: config.apiVersion })
   const queues = new DialQueues()
   const newLeads = new MinuteCounter(clock)
-  const leads = leadService({ stores, campaigns, dnc, events, queues, scheduler, clock, newLeads })
+  const tally = new RequestTally()
+  const usage = usageService({ stores, clock, tally })
+  // Read by the leads (wait estimates) and forgotten by the dialer as calls end.
+  const handleTimes = new HandleTimes({ calls: stores.calls, clock })
+  const leads = leadService({
+    stores, campaigns, dnc, events, queues, scheduler, clock, newLeads,
+    calls: callActivity(stores.calls),
+    handleTimes,
+    spendCap: usage,
+  })
   countRefusals(leads, metrics)
   const carrier = new SimulatedCarrier({ clock, scheduler, speed: config.simSpeed })
   const links = signedLinks(stores.settings, config.publicUrl)
-  let calls: CallService | undefined
-  const dialer = new Dialer({ stores, queues, leads, calls: () => calls!, clock }, options.autoDial ?? true)
-  calls = callService({
+  const calls = callService({
     stores, leads, dnc, events, carrier, clock, scheduler, links,
-    onLineFree: (campaignId, livemode) => dialer.lineFree(campaignId, livemode),
     onOutcome: (outcome) => metrics.calls.inc(outcome),
   })
-  const callsReady = calls
-  leads.useHooks({
-    runningTestCalls: (keyId) => callsReady.runningTestCalls(keyId),
-    callInProgress: (lead) => callsReady.hasOpenCall(lead.id),
-    recentCalls: (leadId) =>
-      stores.calls.recentForLead(leadId).map((c) => ({
-        id: c.id, started: new Date(c.started).toISOString(), outcome: c.outcome, outcome_label: c.outcome_label, duration_seconds: c.duration_seconds,
-      })),
-    averageHandleSeconds: (campaignId, livemode) => dialer.averageHandleSeconds(campaignId, livemode, DEFAULT_HANDLE_SECONDS),
-  })
-  queues.onWork((campaignId, livemode) => dialer.pump(campaignId, livemode))
-  campaigns.onStatusChanged((campaign) => {
-    if (campaign.status !== 'active') return
-    // In process (the queues); the dials it leads to wait for their own commit (CallService.start).
-    stores.afterCommit(() => {
-      dialer.pump(campaign.id, true)
-      dialer.pump(campaign.id, false)
-    })
-  })
+  const dialer = new Dialer({ stores, queues, leads, calls, handleTimes, clock }, options.autoDial ?? true)
 
-  let deliveries: DeliveryWorker | undefined
   const webhooks = webhookService({
-    stores, clock, worker: () => deliveries!, allowPrivate: config.webhookAllowPrivate, resolve: options.webhookResolver, apiVersion: config.apiVersion,
+    stores, clock, allowPrivate: config.webhookAllowPrivate, resolve: options.webhookResolver, apiVersion: config.apiVersion,
     onResult: (result) => metrics.webhookDeliveries.inc(result),
   })
-  deliveries = new DeliveryWorker({
+  const deliveries = new DeliveryWorker({
     store: stores.webhooks,
     clock,
     scheduler,
@@ -160,24 +148,46 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     endpointChanged: (endpoint) => webhooks.changed(endpoint),
     onResult: (result) => metrics.webhookDeliveries.inc(result),
   })
-  // The outbox: each event's deliveries are written in the event's own transaction.
+
+  // ---- subscriptions: every reaction of one service to another, one line each ----
+  // "When X happens → Y does Z". Listeners of one event run in the order listed; "(in its
+  // transaction)" marks an event told inside the transaction that makes the change.
+  // A number goes on a Do Not Call list (in its transaction) → its leads leave the queue.
+  dnc.onNumberBlocked((scope, e164, source, at) => leads.numberBlocked(scope, e164, source, at))
+  // A campaign's status changes (in its transaction) → its waiting leads are held or placed again,
+  campaigns.onStatusChanged((campaign, previous) => leads.campaignStatusChanged(campaign, previous))
+  // → an active campaign's queues are dialed once committed (each dial waits for its own commit),
+  campaigns.onStatusChanged((campaign) => {
+    if (campaign.status !== 'active') return
+    stores.afterCommit(() => {
+      dialer.pump(campaign.id, true)
+      dialer.pump(campaign.id, false)
+    })
+  })
+  // → spend caps are evaluated again once committed.
+  campaigns.onStatusChanged(() => stores.afterCommit(() => usage.evaluateCaps()))
+  // A campaign reaches or leaves its spend cap → its live waiting leads are held or placed again.
+  usage.onCapChange((campaign, reached) => leads.spendCapChanged(campaign, reached))
+  // A lead joins a queue (after commit) → the dialer dials while a line is free.
+  queues.onWork((campaignId, livemode) => dialer.pump(campaignId, livemode))
+  // A call ends → its line takes the next lead.
+  calls.onLineFree((campaignId, livemode) => dialer.lineFree(campaignId, livemode))
+  // An event is stored (in its transaction) → its webhook deliveries are written with it (the outbox),
   events.onRecorded((row) => webhooks.fanOut(row))
+  // → and once durable, each delivery is sent by the worker (as are those of a resumed endpoint).
+  webhooks.onDeliveryReady((delivery) => deliveries.enqueue(delivery))
+
   // The worker reads the outbox only once the open group has committed: through this
   // connection it would also see deliveries that are released but not yet durable.
-  stores.afterDurable(() => deliveries!.restore(stores.webhooks.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)))
+  stores.afterDurable(() => deliveries.restore(stores.webhooks.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)))
 
   scheduler.every({
     name: 'webhook_retry',
     // Each retry has its own timer; this sweep also sends anything due those timers missed.
     pattern: '0 * * * * *',
-    run: () => stores.afterDurable(() => deliveries!.restore(stores.webhooks.dueRetries(clock.now(), 10_000))),
+    run: () => stores.afterDurable(() => deliveries.restore(stores.webhooks.dueRetries(clock.now(), 10_000))),
   })
 
-  const tally = new RequestTally()
-  const usage = usageService({ stores, clock, tally })
-  leads.useHooks({ spendCapReached: (campaign, livemode) => usage.capReached(campaign, livemode) })
-  usage.onCapChange((campaign, reached) => leads.spendCapChanged(campaign, reached))
-  campaigns.onStatusChanged(() => stores.afterCommit(() => usage.evaluateCaps()))
   scheduler.every({
     name: 'usage_count',
     // Spec: usage is counted every 5 minutes.
@@ -269,7 +279,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
       } catch (error) {
         logger.warn('usage_count_on_close_failed', { error: String(error) })
       }
-      deliveries!.stop()
+      deliveries.stop()
       scheduler.stop()
       database.close()
     },

@@ -11,7 +11,7 @@ import { inScope, type Principal } from '../access/permissions'
 import { zonesForPhone } from '../calling-hours/lead-zones'
 import type { DncService } from '../dnc/dnc-service'
 import type { EventLog, EventType } from '../events/event-log'
-import type { LeadService } from '../leads/lead-service'
+import type { LeadCallSide } from '../leads/lead-service'
 import { newId } from '../ids'
 import type { SignedLinks } from '../links/signed-links'
 import { isOutcome, outcomeForLabel, outcomeLabel, type Outcome } from '../outcomes'
@@ -33,15 +33,13 @@ export type StartedBy = { type: 'dialer' | 'api' | 'person'; api_key_id: string 
  */
 export function callService(deps: {
   stores: Stores
-  leads: LeadService
+  leads: LeadCallSide
   dnc: DncService
   events: EventLog
   carrier: Carrier
   clock: Clock
   scheduler: Scheduler
   links: SignedLinks
-  /** Told when a call ends, so its line can take the next lead. */
-  onLineFree: (campaignId: string, livemode: boolean) => void
   /** Told once a call's outcome is final and committed (metrics). */
   onOutcome?: (outcome: Outcome) => void
 }) {
@@ -50,6 +48,7 @@ export function callService(deps: {
   // People on a call right now (SDRs are offered interested leads before closers).
   const busyPeople = new Set<string>()
   const outcomeTimers = new Map<string, () => void>()
+  const lineFreeListeners: ((campaignId: string, livemode: boolean) => void)[] = []
 
   const view = (row: CallRow) => callView(row, calls.lead(row.leadId))
   /** Views of a page of calls, their leads read in one query. */
@@ -180,14 +179,18 @@ export function callService(deps: {
         return settle(base, outcome, outcomeLabel(orgRow.outcomeLabels, outcome), report.note, 'ai')
       })
       armOutcomeTimer(ended)
-      deps.onLineFree(row.campaignId, row.livemode)
+      for (const listener of lineFreeListeners) listener(row.campaignId, row.livemode)
     },
   }
 
   return {
     view,
     views,
-    busyPeople,
+
+    /** Told when a call ends, so its line can take the next lead. */
+    onLineFree(listener: (campaignId: string, livemode: boolean) => void): void {
+      lineFreeListeners.push(listener)
+    },
 
     /**
      * Dials a lead taken off the queue: the call, the lead dialing, call.started; then the
@@ -333,8 +336,6 @@ export function callService(deps: {
     },
 
     transcript: (row: CallRow) => calls.transcript(row.id),
-    runningTestCalls: (keyId: string) => calls.runningForKey(keyId),
-    hasOpenCall: (leadId: string) => calls.openForLead(leadId),
   }
 }
 

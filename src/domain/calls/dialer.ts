@@ -3,13 +3,11 @@ import type { Clock } from '../../jobs/clock'
 import { isCallableNow } from '../calling-hours/calling-window'
 import { zonesForPhone } from '../calling-hours/lead-zones'
 import type { DialQueues } from '../queue/dial-queues'
-import type { LeadService } from '../leads/lead-service'
+import type { LeadRequeue } from '../leads/lead-service'
+import type { HandleTimes } from './call-activity'
 import type { CallService } from './call-service'
 
 const slot = (campaignId: string, livemode: boolean) => `${campaignId}:${livemode ? 'live' : 'test'}`
-// How long a campaign's average handle time is reused before it is read again.
-const HANDLE_TIME_TTL_MS = 10_000
-
 /**
  * Takes leads off the dial queues onto the campaigns' lines: for each active campaign and mode,
  * while a line is free and a lead is in line, the head of the queue is dialed (test-mode calls
@@ -19,12 +17,18 @@ export class Dialer {
   private readonly active = new Map<string, number>()
   private readonly sdrTurn = new Map<string, number>()
   private readonly pumping = new Set<string>()
-  private readonly handleTimes = new Map<string, { seconds: number; at: number }>()
   /** Milliseconds from a lead being next in line with a free line to its call being started (bench); the carrier is asked once that call is committed. */
   readonly delays: number[] = []
 
   constructor(
-    private readonly deps: { stores: Stores; queues: DialQueues; leads: LeadService; calls: () => CallService; clock: Clock },
+    private readonly deps: {
+      stores: Stores
+      queues: DialQueues
+      leads: LeadRequeue
+      calls: Pick<CallService, 'start'>
+      handleTimes: HandleTimes
+      clock: Clock
+    },
     private enabled: boolean,
   ) {}
 
@@ -78,7 +82,7 @@ export class Dialer {
         const owner = campaign.sdrs[turn % campaign.sdrs.length]!
         this.active.set(name, (this.active.get(name) ?? 0) + 1)
         try {
-          this.deps.calls().start(lead, campaign, owner)
+          this.deps.calls.start(lead, campaign, owner)
         } catch (error) {
           this.active.set(name, (this.active.get(name) ?? 1) - 1)
           throw error
@@ -94,18 +98,7 @@ export class Dialer {
   lineFree(campaignId: string, livemode: boolean): void {
     const name = slot(campaignId, livemode)
     this.active.set(name, Math.max(0, (this.active.get(name) ?? 0) - 1))
-    this.handleTimes.delete(name)
+    this.deps.handleTimes.forget(campaignId, livemode)
     this.pump(campaignId, livemode)
-  }
-
-  /** Recent average duration of the campaign's answered calls (seconds), for wait estimates. */
-  averageHandleSeconds(campaignId: string, livemode: boolean, fallback: number): number {
-    const name = slot(campaignId, livemode)
-    const now = this.deps.clock.now()
-    const cached = this.handleTimes.get(name)
-    if (cached && now - cached.at < HANDLE_TIME_TTL_MS) return cached.seconds
-    const seconds = this.deps.stores.calls.averageDuration(campaignId, livemode) ?? fallback
-    this.handleTimes.set(name, { seconds, at: now })
-    return seconds
   }
 }

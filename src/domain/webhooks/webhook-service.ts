@@ -6,7 +6,6 @@ import { iso, isoOrNull, type Clock } from '../../jobs/clock'
 import { requireCampaignScope, type Principal } from '../access/permissions'
 import { EVENT_TYPES, newEventId, type EventType } from '../events/event-log'
 import { newId } from '../ids'
-import type { DeliveryWorker } from './delivery-worker'
 import { newSecret } from './signature'
 import { checkTarget, type Resolver } from './target-check'
 
@@ -73,7 +72,6 @@ export function deliveryView(row: DeliveryRow) {
 export function webhookService(deps: {
   stores: Stores
   clock: Clock
-  worker: () => DeliveryWorker
   allowPrivate: boolean
   /** How names are resolved (default: the system's, with a 3 s limit). */
   resolve?: Resolver
@@ -95,6 +93,12 @@ export function webhookService(deps: {
       for (const row of list) byId.set(row.id, row)
     }
     return list
+  }
+  /** A delivery to send, durable now (the worker takes it). */
+  type ReadyListener = (delivery: DeliveryRow) => void
+  const readyListeners: ReadyListener[] = []
+  const ready = (delivery: DeliveryRow) => {
+    for (const listener of readyListeners) listener(delivery)
   }
   const forget = (orgId: string) => {
     for (const row of cache.get(orgId) ?? []) byId.delete(row.id)
@@ -169,13 +173,18 @@ export function webhookService(deps: {
       created: now,
     })
     // A send cannot be taken back: it starts only once the delivery and its event are durable.
-    stores.afterDurable(() => deps.worker().enqueue(delivery))
+    stores.afterDurable(() => ready(delivery))
     const counted = deps.onResult
     if (paused && counted) stores.afterCommit(() => counted('skipped_paused'))
     return delivery
   }
 
   return {
+    /** Told of each delivery once it is durable and due to be sent (the delivery worker sends it). */
+    onDeliveryReady(listener: ReadyListener): void {
+      readyListeners.push(listener)
+    },
+
     /** The outbox: called for every stored event, inside its transaction. */
     fanOut(event: EventRow): void {
       for (const endpoint of endpointsOf(event.orgId)) {
@@ -256,7 +265,7 @@ export function webhookService(deps: {
       changed(row)
       // Read once the open group commits: it may hold deliveries that are not durable yet.
       stores.afterDurable(() => {
-        for (const waiting of store.waitingFor(id)) deps.worker().enqueue(waiting)
+        for (const waiting of store.waitingFor(id)) ready(waiting)
       })
       return row
     },

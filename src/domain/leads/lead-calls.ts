@@ -1,0 +1,159 @@
+import type { Person } from '../../db/schema'
+import type { LeadRow, NewLead } from '../../db/stores/lead-store'
+import { ApiError } from '../../errors'
+import { iso } from '../../jobs/clock'
+import type { Principal } from '../access/permissions'
+import { afterCall } from '../calls/after-call'
+import { zonesForPhone } from '../calling-hours/lead-zones'
+import { newId } from '../ids'
+import type { Outcome } from '../outcomes'
+import { classifyPhone } from '../phone/phone-number'
+import { callsLeftToday, testCallsRefusal } from './intake-checks'
+import type { IntakeReply, leadIntake } from './intake'
+import type { LeadCore } from './lead-core'
+import type { leadReads } from './lead-reads'
+
+/** The call-now reply of the spec (POST /calls, 202). */
+export interface CallNowReply {
+  lead_id: string
+  external_id: string | null
+  campaign_id: string
+  status: IntakeReply['status']
+  place_in_line: number | null
+  estimated_wait_seconds: number | null
+  scheduled_for: string | null
+  scheduled_reason: string | null
+  held_reason: string | null
+  calls_left_today: number
+  livemode: boolean
+}
+
+/**
+ * A lead and its calls: what the dialer and the call service tell the lead (inside their
+ * transactions), and POST /calls.
+ */
+export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, intake: ReturnType<typeof leadIntake>) {
+  const { stores, clock } = core.deps
+  const leads = stores.leads
+  const { save } = core
+
+  return {
+    /** The head of a queue is being dialed: one more attempt, for `owner`. */
+    beginCall(lead: LeadRow, owner: Person): LeadRow {
+      return save(lead, {
+        status: 'dialing',
+        queueKey: null,
+        attempts: lead.attempts + 1,
+        owner,
+        callRequestedBy: null,
+        nextDialAt: null,
+        dueAt: null,
+        dueReason: null,
+      })
+    },
+
+    /** A lead whose turn came outside its calling hours (or while it may not be called) waits again. */
+    replace(lead: LeadRow): LeadRow {
+      return save(lead, core.placementChanges(core.placementFor(lead, core.campaignOf(lead.campaignId)), lead))
+    },
+
+    callAnswered(leadId: string, at: number): void {
+      const lead = leads.get(leadId)
+      if (!lead) return
+      save(lead, { ...(lead.status === 'dialing' ? { status: 'on_call' as const } : {}), lastContactAt: at })
+    },
+
+    /**
+     * A call's outcome is known: retry, callback, done or out of the queue (DESIGN.md
+     * "Retries"); three failed/wrong_number outcomes in a row retire the number. A lead that
+     * opted out during the call stays out.
+     */
+    callEnded(leadId: string, call: { outcome: Outcome; label: string; endedAt: number; callbackAt: number | null }): LeadRow | undefined {
+      const lead = leads.get(leadId)
+      if (!lead) return undefined
+      if (lead.status === 'out_of_queue') return save(lead, {})
+      const campaign = core.campaignOf(lead.campaignId)
+      const result = afterCall({
+        outcome: call.outcome,
+        attempts: lead.attempts,
+        maxAttempts: campaign.maxAttempts,
+        retryMinutes: campaign.retryMinutes,
+        endedAt: call.endedAt,
+        failStreak: lead.failStreak,
+        callbackAt: call.callbackAt,
+      })
+      const base: Partial<NewLead> = { lastOutcome: call.outcome, lastOutcomeLabel: call.label, failStreak: result.failStreak, callNow: false, late: false }
+      if (result.retire) core.deps.campaigns.retireNumber(lead.campaignId, lead.phone, lead.livemode, 'repeated_failures')
+      const next = result.next
+      switch (next.status) {
+        case 'scheduled':
+          return save(lead, { ...base, status: 'scheduled', queueKey: null, dueAt: next.dueAt, dueReason: next.reason, nextDialAt: next.nextDialAt })
+        case 'callback_scheduled': {
+          const row = save(lead, { ...base, status: 'callback_scheduled', queueKey: null, callbackAt: next.callbackAt, dueAt: next.callbackAt, dueReason: null })
+          const zone = zonesForPhone(row.phone, stores.orgs.get(row.orgId)!.timezone)[0]!
+          core.emit('callback.booked', row, { callback: { at: iso(next.callbackAt), timezone: zone } })
+          return row
+        }
+        case 'done':
+          return save(lead, { ...base, status: 'done', queueKey: null, dueAt: null, dueReason: null, nextDialAt: null })
+        case 'out_of_queue':
+          return save(lead, { ...base, status: 'out_of_queue', queueKey: null, dueAt: null, dueReason: null, nextDialAt: null, outReason: lead.outReason ?? 'dnc' })
+      }
+    },
+
+    /**
+     * POST /calls: the lead goes to the front of its campaign's queue (overriding a retry or
+     * next-dial wait, never calling hours or a paused campaign); 3 a day per lead.
+     */
+    callNow(principal: Principal, body: { lead_id?: string; external_id?: string; campaign_id?: string }): CallNowReply {
+      const lead = reads.resolveLead(principal, body)
+      const campaign = core.campaignOf(lead.campaignId)
+      if (campaign.status === 'completed') throw new ApiError('campaign_closed', 'The campaign is completed.')
+      const scope = { orgId: lead.orgId, livemode: lead.livemode }
+      if (core.deps.dnc.isListed(scope, lead.phone)) throw new ApiError('on_dnc_list', 'This number is on the Do Not Call list.')
+      if (core.deps.campaigns.isRetired(campaign.id, lead.livemode, lead.phone)) {
+        throw new ApiError('number_retired', 'This number was retired in the campaign after repeated failed calls.')
+      }
+      const phone = classifyPhone(lead.phone)
+      if (phone.kind === 'international' || phone.kind === 'premium') {
+        throw new ApiError('number_not_allowed', 'This number is not dialed.', { extras: { reason: phone.kind === 'premium' ? 'premium' : 'international' } })
+      }
+      if (lead.status === 'dialing' || lead.status === 'on_call') throw new ApiError('lead_busy', 'The lead is being dialed or is on a call now.')
+      if (lead.status === 'out_of_queue' && lead.outReason === 'taken_out') {
+        throw new ApiError('lead_taken_out_of_queue', 'A person took this lead out of the dialing queue; the API does not overrule that.')
+      }
+      const busy = testCallsRefusal(core, principal)
+      if (busy) throw busy
+      const left = callsLeftToday(core, lead.id) - 1
+      const now = clock.now()
+      const row = stores.transaction(() => {
+        leads.insertCallRequest({ id: newId(), leadId: lead.id, keyId: principal.keyId, at: now })
+        const placement = core.placementFor(lead, campaign)
+        return save(lead, {
+          ...core.placementChanges(placement, { callNow: true, queuedAt: now }, 0),
+          callNow: true,
+          queuedAt: now,
+          callRequestedBy: principal.keyId,
+          callbackAt: null,
+          nextDialAt: null,
+          outReason: null,
+          late: false,
+        })
+      })
+      const reply = intake.intakeReply(leads.get(row.id) ?? row, false)
+      return {
+        lead_id: row.id,
+        external_id: row.externalId,
+        campaign_id: row.campaignId,
+        status: reply.status,
+        place_in_line: reply.place_in_line,
+        estimated_wait_seconds: reply.estimated_wait_seconds,
+        scheduled_for: reply.scheduled_for,
+        scheduled_reason: reply.scheduled_reason,
+        held_reason: reply.held_reason,
+        calls_left_today: left,
+        livemode: row.livemode,
+      }
+    },
+  }
+}

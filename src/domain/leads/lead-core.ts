@@ -1,0 +1,240 @@
+import type { CampaignRow } from '../../db/stores/campaign-store'
+import type { LeadRow, NewLead } from '../../db/stores/lead-store'
+import type { Stores } from '../../db/stores'
+import { notFound } from '../../errors'
+import type { Clock } from '../../jobs/clock'
+import type { Scheduler } from '../../jobs/scheduler'
+import type { MinuteCounter } from '../../http/rate-limit'
+import { zonesForPhone } from '../calling-hours/lead-zones'
+import type { CampaignService } from '../campaigns/campaign-service'
+import type { DncService } from '../dnc/dnc-service'
+import type { EventLog, EventType } from '../events/event-log'
+import { outcomeLabel } from '../outcomes'
+import type { DialQueues } from '../queue/dial-queues'
+import { queueKey } from '../queue/ranked-queue'
+import { eventLead, type LeadCallSummary } from './lead-view'
+import { placeLead, type Placement } from './placement'
+
+// Until a campaign has calls of its own to average (the dialer reports them).
+export const DEFAULT_HANDLE_SECONDS = 180
+/** Spec: the late sweep runs every 30 s. */
+export const LATE_SWEEP_MS = 30_000
+
+// ---- ports: what the leads need of other services, each given at construction ----
+
+/** What the leads read of calls (the call store answers; no call service needed). */
+export interface CallActivity {
+  /** Sample calls of a test key not yet ended. */
+  runningTestCalls(keyId: string): number
+  /** A call to this lead is up (dialing or talking), whatever the lead's status says now. */
+  callInProgress(lead: LeadRow): boolean
+  /** The lead's last 10 calls, newest first (the Lead's `calls`). */
+  recentCalls(leadId: string): LeadCallSummary[]
+}
+
+/** Recent average handle time of a campaign's calls, seconds (the dialer's cache). */
+export interface HandleTimeSource {
+  averageHandleSeconds(campaignId: string, livemode: boolean, fallback: number): number
+}
+
+/** Whether a campaign reached its monthly spend cap (usage). */
+export interface SpendCap {
+  capReached(campaign: CampaignRow, livemode: boolean): boolean
+}
+
+export interface LeadDeps {
+  stores: Stores
+  campaigns: CampaignService
+  dnc: DncService
+  events: EventLog
+  queues: DialQueues
+  scheduler: Scheduler
+  clock: Clock
+  newLeads: MinuteCounter
+  calls: CallActivity
+  handleTimes: HandleTimeSource
+  spendCap: SpendCap
+}
+
+/**
+ * What every lead module shares: writing a lead (SQLite first, the dial queue and the due timer
+ * after commit), placing it, and its events.
+ */
+export function leadCore(deps: LeadDeps) {
+  const { stores, queues, clock, events } = deps
+  const leads = stores.leads
+
+  /** Keeps the dial queue and the due timer in step with a lead's row once the transaction commits. */
+  function follow(before: LeadRow | null, after: LeadRow): void {
+    if (before?.status === 'queued' && after.status === 'queued' && before.queueKey === after.queueKey) return
+    if (after.status === 'queued' && after.callNow && !after.late) {
+      // The late sweep runs every 30 s; this asks for the tick at which the lead becomes late.
+      const lateAt = after.queuedAt + campaignOf(after.campaignId).lateMinutes * 60_000
+      deps.scheduler.wakeAt(Math.ceil(lateAt / LATE_SWEEP_MS) * LATE_SWEEP_MS)
+    }
+    stores.afterCommit(() => {
+      if (before?.status === 'queued' && before.queueKey !== null) {
+        queues.remove(before.campaignId, before.livemode, before.id, before.queueKey)
+      }
+      if (after.status === 'queued' && after.queueKey !== null) {
+        queues.add(after.campaignId, after.livemode, after.id, after.queueKey)
+      }
+      if ((after.status === 'scheduled' || after.status === 'callback_scheduled') && after.dueAt !== null) dueTimer.consider(after.dueAt)
+    })
+  }
+
+  function save(before: LeadRow, changes: Partial<NewLead>): LeadRow {
+    const after = leads.update(before, { ...changes, updated: clock.now() })
+    follow(before, after)
+    return after
+  }
+
+  /** Row changes that put a lead where `placement` says. */
+  function placementChanges(placement: Placement, lead: Pick<LeadRow, 'callNow' | 'queuedAt'>, priority?: 0 | 1 | 2): Partial<NewLead> {
+    switch (placement.status) {
+      case 'queued':
+        return {
+          status: 'queued',
+          queueKey: queueKey(priority ?? (lead.callNow ? 0 : 2), lead.queuedAt),
+          dueAt: null,
+          dueReason: null,
+          heldReason: null,
+        }
+      case 'scheduled':
+        return { status: 'scheduled', queueKey: null, dueAt: placement.dueAt, dueReason: placement.reason, heldReason: null }
+      case 'held':
+        return { status: 'held', queueKey: null, heldReason: placement.reason }
+    }
+  }
+
+  function campaignOf(id: string): CampaignRow {
+    const campaign = stores.campaigns.get(id)
+    if (!campaign) throw notFound('No such campaign')
+    return campaign
+  }
+
+  function placementFor(lead: Pick<LeadRow, 'phone' | 'orgId' | 'livemode'>, campaign: CampaignRow, notBefore?: Parameters<typeof placeLead>[0]['notBefore']): Placement {
+    const org = stores.orgs.get(lead.orgId)!
+    return placeLead({
+      campaign,
+      zones: zonesForPhone(lead.phone, org.timezone),
+      now: clock.now(),
+      lastContactAt: campaign.cooldownHours > 0 ? leads.lastContactAt(lead.orgId, lead.livemode, lead.phone) : null,
+      notBefore,
+      spendCapReached: deps.spendCap.capReached(campaign, lead.livemode),
+    })
+  }
+
+  /** The changes that take a lead out of the queue for Do Not Call (an opt-out, a listed number). */
+  function optedOutChanges(orgId: string, outReason: 'opted_out' | 'dnc'): Partial<NewLead> {
+    return {
+      status: 'out_of_queue',
+      outReason,
+      queueKey: null,
+      callbackAt: null,
+      dueAt: null,
+      dueReason: null,
+      heldReason: null,
+      lastOutcome: 'dnc',
+      lastOutcomeLabel: outcomeLabel(stores.orgs.get(orgId)!.outcomeLabels, 'dnc'),
+    }
+  }
+
+  /** 0 while the lead's call is up, its place while queued, else null. */
+  function placeOf(row: LeadRow): number | null {
+    if (row.status === 'dialing' || row.status === 'on_call') return 0
+    if (row.status !== 'queued' || row.queueKey === null) return null
+    return queues.placeInLine(row.campaignId, row.livemode, row.id, row.queueKey)
+  }
+
+  const averageHandleSeconds = (campaignId: string, livemode: boolean) =>
+    deps.handleTimes.averageHandleSeconds(campaignId, livemode, DEFAULT_HANDLE_SECONDS)
+
+  // Every call starts with beginCall (same transaction), so a lead never attempted has none;
+  // intake replies and lead.created/lead.queued then skip the read.
+  const recentCallsOf = (row: LeadRow): LeadCallSummary[] => (row.attempts === 0 ? [] : deps.calls.recentCalls(row.id))
+
+  function emit(type: EventType, row: LeadRow, extra: Record<string, unknown> = {}): void {
+    emitObject(type, row, { ...eventLead(row, { calls: recentCallsOf(row) }), ...extra })
+  }
+
+  function emitObject(type: EventType, row: LeadRow, object: Record<string, unknown>, objectJson?: string): void {
+    events.record({ type, orgId: row.orgId, livemode: row.livemode, campaignId: row.campaignId, objectId: row.id, object, objectJson })
+  }
+
+  // ---- due timer: scheduled leads enter the queue when their time comes ----
+
+  const dueTimer = (() => {
+    let armedFor: number | null = null
+    let cancel: (() => void) | null = null
+    const arm = (at: number) => {
+      cancel?.()
+      armedFor = at
+      cancel = deps.scheduler.at(at, () => {
+        armedFor = null
+        cancel = null
+        promoteDue()
+      })
+    }
+    return {
+      consider(at: number) {
+        if (armedFor === null || at < armedFor) arm(at)
+      },
+      rearm() {
+        const next = leads.nextDueAt()
+        if (next === null) {
+          cancel?.()
+          armedFor = null
+          cancel = null
+        } else arm(next)
+      },
+    }
+  })()
+
+  /** Places again every scheduled lead whose time has come (queued, scheduled anew, or held). */
+  function promoteDue(): number {
+    let moved = 0
+    for (;;) {
+      const due = leads.dueWaiting(clock.now(), 500)
+      if (due.length === 0) break
+      stores.transaction(() => {
+        for (const lead of due) {
+          const placement = placementFor(lead, campaignOf(lead.campaignId))
+          // A wait that ended is over: calling hours and cooldown decide from here. A due
+          // callback is called ahead of the rest (priority 1), oldest booking first.
+          if (lead.status === 'callback_scheduled') {
+            const queuedAt = lead.callbackAt ?? lead.queuedAt
+            save(lead, { ...placementChanges(placement, { callNow: false, queuedAt }, 1), queuedAt })
+          } else {
+            save(lead, placementChanges(placement, lead))
+          }
+          moved++
+        }
+      })
+    }
+    dueTimer.rearm()
+    return moved
+  }
+
+  return {
+    deps,
+    follow,
+    save,
+    placementChanges,
+    campaignOf,
+    placementFor,
+    optedOutChanges,
+    placeOf,
+    averageHandleSeconds,
+    recentCallsOf,
+    emit,
+    emitObject,
+    promoteDue,
+  }
+}
+
+export type LeadCore = ReturnType<typeof leadCore>
+
+export function emptyToNull(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value === '' ? null : value
+}
