@@ -39,247 +39,16 @@
  * RSS < 400 MB at 1,000,000 queued.
  */
 import { Database } from 'bun:sqlite'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import {
-  adminClient, basicAuth, bulkClose, bulkOpen, dropIndexes, rotatingGets, type Child, lua, medianBy, memoryOf, requireWrk, runLatencyClient, runWrk, startBare, startService, stop, wrkCommon,
-} from './lib'
-
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '64' },
-    keys: { type: 'string', default: '200' },
-    orgs: { type: 'string', default: '10' },
-    queued: { type: 'string', default: '100000' },
-    batch: { type: 'string', default: '60' },
-    'boot-queued': { type: 'string', default: '1000000' },
-    'no-boot': { type: 'boolean', default: false },
-    'campaigns-per-org': { type: 'string' },
-    warmup: { type: 'string', default: '2' },
-    keep: { type: 'boolean', default: false },
-    'admin-limits': { type: 'boolean', default: false },
-  },
-})
-const seconds = Number(values.seconds)
-const rounds = Number(values.rounds)
-const connections = Number(values.connections)
-const keyCount = Number(values.keys)
-const orgCount = Math.min(Number(values.orgs), keyCount)
-const queuedCount = Number(values.queued)
-const batchSize = Number(values.batch)
-const bootQueued = Number(values['boot-queued'])
-const doBoot = !values['no-boot'] && bootQueued > 0
-const warmup = Number(values.warmup)
-const raiseLimits = !values['admin-limits']
-/** Plan and key limits written straight into SQLite (the admin API stops at 100,000 a minute). */
-const RAISED_LIMIT = 100_000_000
-const THREADS = 2
-const API_WAITING_LIMIT = 5000
-
-// Campaigns enough for the most leads this run could post (assumed ceilings of 10,000 single
-// and 60,000 batched leads a second), each kept under 4,000 of the 5,000 waiting API leads.
-const intakeSeconds = rounds * seconds + warmup
-const campaignsPerOrg = values['campaigns-per-org']
-  ? Number(values['campaigns-per-org'])
-  : Math.max(1, Math.ceil((intakeSeconds * (10_000 + 60_000)) / (orgCount * 4000)))
-
-const work = mkdtempSync(join(tmpdir(), 'dialer-bench-intake-'))
-const mainDir = join(work, 'main')
-const bootDir = join(work, 'boot')
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-const log = (line: string) => console.log(line)
+  API_WAITING_LIMIT, batchSize, bootDir, bootQueued, campaignsPerOrg, connections, doBoot, insertQueued, keyCount, mainDir, orgCount,
+  queuedCount, RAISED_LIMIT, raiseLimits, rounds, seconds, statusCounts, THREADS, values, warmup, work,
+} from './intake-setup'
+import { bareScript, batchScript, drain, getScript, type KeyInfo, measure, measureClient, type Result, singleScript } from './intake-scenarios'
+import { adminClient, basicAuth, type Child, fmt, log, medianBy, memoryOf, printTable, requireWrk, startBare, startService, stop, verdict } from './lib'
 
 requireWrk()
-
-// ---- phone numbers ----
-
-// Global number g -> +1 AAA EEE LLLL: area 212 then 917, exchange 200-899 (no 976 premium, no
-// 555-01XX fictional), last four 0000-0099 or 0200-9999 (never 01XX). The same mapping in Lua.
-const PER_AREA = 700 * 9900
-const INTAKE_AREAS = ['212', '917']
-const PHONE_CAPACITY = PER_AREA * INTAKE_AREAS.length
-function lastFour(h: number): string {
-  const l = h % 9900
-  return String(l >= 100 ? l + 100 : l).padStart(4, '0')
-}
-/** Numbers of the pre-queued (imported) leads: area 646, never posted by the load. */
-const importedPhone = (i: number) => `+1646${200 + Math.floor(i / 9900)}${lastFour(i)}`
-
-const luaPhones = `
-local T = ${THREADS}
-local PER_AREA = ${PER_AREA}
-local AREAS = {${INTAKE_AREAS.map(lua).join(',')}}
-function next_phone()
-  local g = BASE + used * T + tid
-  used = used + 1
-  local a = math.floor(g / PER_AREA)
-  local h = g - a * PER_AREA
-  local l = h % 9900
-  if l >= 100 then l = l + 100 end
-  return "+1" .. AREAS[a + 1] .. string.format("%03d%04d", 200 + math.floor(h / 9900), l)
-end
-`
-let phoneBase = 0
-
-// ---- wrk scripts ----
-
-interface KeyInfo {
-  auth: string
-  org: number
-  campaigns: string[]
-}
-
-function keysLua(keys: KeyInfo[]): string {
-  const rows = keys.map((k) => `{${lua(k.auth)},{${k.campaigns.map(lua).join(',')}}}`).join(',\n')
-  return `local keys = {${rows}}\nlocal k = 0\nlocal r = 0\n` +
-    `function init(args) k = math.random(#keys) end\n` +
-    // Next key; its organization's campaigns in turn, one step per full round of the keys.
-    `function pick()\n  k = (k % #keys) + 1\n  r = r + 1\n  local key = keys[k]\n  local camps = key[2]\n` +
-    `  return key[1], camps[(math.floor(r / #keys) + k + tid) % #camps + 1]\nend\n`
-}
-
-function singleScript(keys: KeyInfo[]): string {
-  return `${wrkCommon}\nBASE = ${phoneBase}\n${luaPhones}\n${keysLua(keys)}
-function request()
-  local auth, campaign = pick()
-  local body = '{"campaign_id":"' .. campaign .. '","phone":"' .. next_phone() .. '","name":"Bench Lead"}'
-  return wrk.format("POST", "/api/v1/external/leads", {["Authorization"] = auth, ["Content-Type"] = "application/json"}, body)
-end
-function response(status, headers, body)
-  if status ~= 201 then note_bad(status, body) end
-end
-`
-}
-
-function batchScript(keys: KeyInfo[]): string {
-  return `${wrkCommon}\nBASE = ${phoneBase}\n${luaPhones}\n${keysLua(keys)}
-local parts = {}
-function request()
-  local auth, campaign = pick()
-  for j = 1, ${batchSize} do parts[j] = '{"phone":"' .. next_phone() .. '"}' end
-  local body = '{"campaign_id":"' .. campaign .. '","leads":[' .. table.concat(parts, ",") .. ']}'
-  return wrk.format("POST", "/api/v1/external/leads/batch", {["Authorization"] = auth, ["Content-Type"] = "application/json"}, body)
-end
-function response(status, headers, body)
-  if status ~= 200 or string.match(body, '"failed":(%d+)') ~= "0" then note_bad(status, body) end
-end
-`
-}
-
-const getScript = (requests: { path: string; auth: string }[]) =>
-  rotatingGets(requests, `status ~= 200 or not string.find(body, '"place_in_line":%d')`)
-
-const bareScript = `${wrkCommon}
-function response(status, headers, body)
-  if status ~= 200 then note_bad(status, body) end
-end
-`
-
-interface Result {
-  name: string
-  /** Requests a second. */
-  rps: number
-  /** Leads a second (requests for GET and bare). */
-  perSecond: number
-  p50: number
-  p99: number
-  bad: number
-  socketErrors: number
-  sample: string
-}
-
-/**
- * Waits until the service has worked off what the last wrk run left in flight (up to 64 slow
- * requests): /healthz answering in under 20 ms twice in a row.
- */
-async function drain(base: string): Promise<void> {
-  let quick = 0
-  for (let i = 0; i < 600 && quick < 2; i++) {
-    const start = performance.now()
-    await fetch(`${base}/healthz`).catch(() => undefined)
-    quick = performance.now() - start < 20 ? quick + 1 : 0
-    if (quick < 2) await Bun.sleep(25)
-  }
-}
-
-function measure(name: string, url: string, script: string, duration: number, leadsPerRequest: number, conns = connections): Result {
-  if (leadsPerRequest > 0 && phoneBase >= PHONE_CAPACITY - 2_000_000) throw new Error('out of unique phone numbers; use fewer --seconds or --rounds')
-  const r = runWrk({ url, script, scriptFile: join(work, `${name.replace(/\W+/g, '_')}.lua`), seconds: duration, connections: conns, threads: THREADS, timeoutSeconds: 10 })
-  // The next run's numbers start past every number any thread of this one took.
-  if (leadsPerRequest > 0) phoneBase += (r.used + 1) * THREADS
-  return toResult(name, r, leadsPerRequest)
-}
-
-/** A run's figures from the object wrk's script or latency-client.ts printed (same fields, times in µs). */
-function toResult(name: string, r: Record<string, any>, leadsPerRequest: number): Result {
-  const rps = r.requests / r.seconds
-  return {
-    name,
-    rps,
-    perSecond: rps * Math.max(1, leadsPerRequest),
-    p50: r.p50 / 1000,
-    p99: r.p99 / 1000,
-    bad: r.bad,
-    socketErrors: r.socket_errors,
-    sample: r.bad > 0 ? `${r.first_status} ${r.first_body}` : '',
-  }
-}
-
-/** GETs from latency-client.ts: keep-alive connections timed with the monotonic clock. */
-function measureClient(name: string, url: string, requests: { path: string; auth: string }[], duration: number, conns: number): Result {
-  const r = runLatencyClient({
-    url, requests, requestsFile: join(work, `${name.replace(/\W+/g, '_')}.json`), seconds: duration, connections: conns, expect: '"place_in_line":\\d',
-  })
-  return toResult(name, r, 0)
-}
-
-// ---- direct SQLite writes ----
-
-/**
- * Appends `count` queued import leads to one campaign, in queue order, in one transaction. The
- * leads table's indexes are dropped first and built again after (a sort, much faster than
- * growing nine b-trees row by row), with the journal in memory; the file is left in WAL mode.
- */
-function insertQueued(dbPath: string, orgId: string, campaignId: string, count: number): { ms: number; middle: string[] } {
-  const start = performance.now()
-  const db = bulkOpen(dbPath)
-  const insert = db.prepare(
-    `INSERT INTO leads (id, org_id, campaign_id, livemode, phone, fields, lead_source, status, call_now, queue_key, queued_at, late, attempts, last_posted_at, created, updated)
-     VALUES (?1, ?2, ?3, 1, ?4, '{}', 'import', 'queued', 0, ?5, ?6, 0, 0, ?6, ?6, ?6)`,
-  )
-  // Queued one millisecond apart, ending a minute ago: distinct, ordered keys.
-  const first = Date.now() - count - 60_000
-  const middle: string[] = []
-  const from = Math.floor(count * 0.45)
-  const to = Math.floor(count * 0.55)
-  const step = Math.max(1, Math.floor((to - from) / 1000))
-  db.transaction(() => {
-    const rebuild = dropIndexes(db, 'leads')
-    for (let i = 0; i < count; i++) {
-      const at = first + i
-      const id = Bun.randomUUIDv7('hex', at)
-      insert.run(id, orgId, campaignId, importedPhone(i), 2 * 2 ** 44 + at, at)
-      if (i >= from && i < to && (i - from) % step === 0) middle.push(id)
-    }
-    rebuild()
-  })()
-  insert.finalize()
-  bulkClose(db)
-  return { ms: performance.now() - start, middle }
-}
-
-function statusCounts(dbPath: string): string {
-  const db = new Database(dbPath, { readonly: true })
-  const rows = db.query<{ status: string; source: string; n: number }, []>(
-    'SELECT status, lead_source AS source, count(*) AS n FROM leads GROUP BY status, lead_source ORDER BY n DESC',
-  ).all()
-  db.close()
-  return rows.map((r) => `${r.source} ${r.status} ${fmt(r.n)}`).join(', ')
-}
 
 // ---- run ----
 
@@ -414,7 +183,6 @@ try {
 
   // 5. The table.
   const [bareR, single, batch, get, getLight, getLightWrk] = results as [Result, Result, Result, Result, Result, Result]
-  const verdict = (ok: boolean | null) => (ok === null ? '' : ok ? 'met' : 'NOT met')
   const rows: [string, string, string, string, string, string, string, string][] = [
     ['measure', 'figure', 'p50 ms', 'p99 ms', 'bad', 'vs bare', 'target', ''],
   ]
@@ -452,12 +220,8 @@ try {
       '< 400 MB', verdict(bootMemory !== null && bootMemory.rss < 400),
     ])
   }
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
   log(`\nmedian round of ${rounds}; "bad" = non-201 (single), non-200 or any failed lead (batch), non-200 or no place_in_line (GET), plus socket errors, over all rounds`)
-  for (const [i, row] of rows.entries()) {
-    log(row.map((cell, c) => (c === 0 || c >= 6 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd())
-    if (i === 0) log(widths.map((w) => '-'.repeat(w)).join('  '))
-  }
+  printTable(rows, (c) => (c === 0 || c >= 6 ? 'left' : 'right'))
   log(
     `\nnote: the intake spreads over ${orgCount * campaignsPerOrg} campaigns (${orgCount} organizations); the ${fmt(queuedCount)} queued leads are in one of them, ` +
       `and every campaign shares the one leads table. Leads posted outside 08:00-21:00 New York time are scheduled, not queued (still a 201).`,
@@ -468,3 +232,4 @@ try {
   if (values.keep) log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
 }
+

@@ -254,3 +254,19 @@ export function bulkClose(db: Database): void {
   db.run('PRAGMA journal_mode = WAL')
   db.close()
 }
+
+// ---- report helpers shared by the benchmarks ----
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+export const log = (line: string) => console.log(line)
+export const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met')
+export const sortedCopy = (list: ArrayLike<number>) => Float64Array.from(list).sort()
+
+/** Prints rows as a table: the first row is the header, underlined; `align` pads a column's cells on the left or right. */
+export function printTable(rows: string[][], align: (column: number) => 'left' | 'right' = () => 'left'): void {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
+  for (const [i, row] of rows.entries()) {
+    log(row.map((cell, c) => (align(c) === 'left' ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd())
+    if (i === 0) log(widths.map((w) => '-'.repeat(w)).join('  '))
+  }
+}

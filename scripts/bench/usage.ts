@@ -31,7 +31,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import {
   ADMIN_TOKEN, adminClient, basicAuth, bulkClose, bulkOpen, type Child, dropIndexes, medianBy, memoryOf, requireWrk, rotatingGets, runWrk,
-  startService, stop,
+  startService, stop, fmt, log, verdict,
 } from './lib'
 
 const { values } = parseArgs({
@@ -58,9 +58,6 @@ const work = mkdtempSync(join(tmpdir(), 'dialer-bench-usage-'))
 const dataDir = join(work, 'data')
 mkdirSync(dataDir)
 const dbPath = join(dataDir, 'dialer.db')
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-const log = (line: string) => console.log(line)
-const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met')
 const procs: Child[] = []
 
 /** 00:00 on the first of this month in New York, as unix ms. */

@@ -56,158 +56,13 @@ import { parseArgs } from 'node:util'
 import { loadConfig } from '../../src/config'
 import { RETRY_GAPS_MS } from '../../src/domain/webhooks/delivery-worker'
 import { createServices, type Services } from '../../src/services'
-import { memoryOf } from './lib'
-
-const FAILING = 0
-const SLOW = 1
+import { memoryOf, printTable } from './lib'
+import { FAILING, runReceivers, SLOW, type ReceiverStats, type Summary } from './webhooks-receivers'
 
 if (process.argv[2] === '__receivers') {
   await runReceivers(Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]))
 } else {
   await runBench()
-}
-
-// ---------------------------------------------------------------------------------------------
-// The receivers (child process)
-// ---------------------------------------------------------------------------------------------
-
-interface Summary {
-  count: number
-  p50: number
-  p90: number
-  p99: number
-  p999: number
-  max: number
-}
-
-function summarize(values: Int32Array): Summary {
-  const sorted = Int32Array.from(values).sort()
-  const at = (p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!)
-  return { count: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: sorted.length ? sorted[sorted.length - 1]! : NaN }
-}
-
-interface EndpointStats {
-  kind: 'failing' | 'slow' | 'healthy'
-  /** Requests received (every try). */
-  requests: number
-  /** Distinct events received. */
-  unique: number
-  /** Requests for an event already received. */
-  duplicates: number
-  /** First receipts of an event older than one already received (order broken). */
-  outOfOrder: number
-  /** Distinct client ports the requests came from: TCP connections opened by the sender. */
-  connections: number
-  firstAt: number
-  lastAt: number
-}
-
-interface ReceiverStats {
-  endpoints: EndpointStats[]
-  /** Lag (ms) of each healthy first receipt. */
-  healthy: Summary & { firstAt: number; lastAt: number }
-  /** Lag of the failing endpoint's first try of each event. */
-  failingFirstTry: Summary
-  /** Lag of the slow endpoint's first receipts. */
-  slowFirst: Summary
-  /** CPU time of the receivers process (user + system), microseconds. */
-  cpuMicros: number
-}
-
-async function runReceivers(count: number, events: number, slowMs: number): Promise<void> {
-  const healthyCount = count - 2
-  const requests = new Int32Array(count)
-  const unique = new Int32Array(count)
-  const duplicates = new Int32Array(count)
-  const outOfOrder = new Int32Array(count)
-  const lastSeq = new Int32Array(count).fill(-1)
-  const firstAt = new Float64Array(count)
-  const lastAt = new Float64Array(count)
-  const seen = Array.from({ length: count }, () => new Uint8Array(events))
-  const clientPorts = Array.from({ length: count }, () => new Set<number>())
-  // Healthy lags in receipt order: a time window is a contiguous range of this array.
-  const healthyLags = new Int32Array(events * healthyCount)
-  let healthyN = 0
-  const failingLags = new Int32Array(events)
-  let failingN = 0
-  const slowLags = new Int32Array(events)
-  let slowN = 0
-
-  function note(i: number, seq: number, created: number, at: number): void {
-    requests[i]!++
-    if (firstAt[i] === 0) firstAt[i] = at
-    lastAt[i] = at
-    if (!(seq >= 0 && seq < events)) return
-    if (seen[i]![seq]) {
-      duplicates[i]!++
-      return
-    }
-    seen[i]![seq] = 1
-    unique[i]!++
-    if (seq < lastSeq[i]!) outOfOrder[i]!++
-    else lastSeq[i] = seq
-    const lag = at - created
-    if (i === FAILING) failingLags[failingN++] = lag
-    else if (i === SLOW) slowLags[slowN++] = lag
-    else healthyLags[healthyN++] = lag
-  }
-
-  const ports: number[] = []
-  for (let i = 0; i < count; i++) {
-    const server = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      idleTimeout: 60,
-      async fetch(request, srv) {
-        const peer = srv.requestIP(request)
-        if (peer) clientPorts[i]!.add(peer.port)
-        const text = await request.text()
-        const at = Date.now()
-        try {
-          const body = JSON.parse(text) as { created: string; data: { object: { bench_seq: number } } }
-          note(i, body.data.object.bench_seq, Date.parse(body.created), at)
-        } catch {
-          requests[i]!++
-        }
-        if (i === FAILING) return new Response('receiver down', { status: 500 })
-        if (i === SLOW) await Bun.sleep(slowMs)
-        return new Response('ok')
-      },
-    })
-    ports.push(server.port!)
-  }
-
-  const control = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    fetch(request) {
-      const url = new URL(request.url)
-      if (url.pathname === '/progress') {
-        // Healthy receipts since index `from`: their count and lags.
-        const from = Number(url.searchParams.get('from') ?? 0)
-        const window = summarize(healthyLags.subarray(from, healthyN))
-        return Response.json({ healthyN, window, failingRequests: requests[FAILING], failingUnique: unique[FAILING], slowRequests: requests[SLOW] })
-      }
-      const endpoints: EndpointStats[] = Array.from({ length: count }, (_, i) => ({
-        kind: i === FAILING ? 'failing' : i === SLOW ? 'slow' : 'healthy',
-        requests: requests[i]!, unique: unique[i]!, duplicates: duplicates[i]!, outOfOrder: outOfOrder[i]!, connections: clientPorts[i]!.size, firstAt: firstAt[i]!, lastAt: lastAt[i]!,
-      }))
-      const healthy = endpoints.filter((e) => e.kind === 'healthy' && e.requests > 0)
-      const stats: ReceiverStats = {
-        endpoints,
-        healthy: {
-          ...summarize(healthyLags.subarray(0, healthyN)),
-          firstAt: Math.min(...healthy.map((e) => e.firstAt)),
-          lastAt: Math.max(...healthy.map((e) => e.lastAt)),
-        },
-        failingFirstTry: summarize(failingLags.subarray(0, failingN)),
-        slowFirst: summarize(slowLags.subarray(0, slowN)),
-        cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
-      }
-      return Response.json(stats)
-    },
-  })
-  process.stdout.write(JSON.stringify({ ports, control: control.port }) + '\n')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,12 +334,8 @@ async function runBench(): Promise<void> {
     ])
     table.push(['service process peak RSS (VmHWM)', serviceMemory ? `${fmt(serviceMemory.hwm)} MB (now ${fmt(serviceMemory.rss)} MB)` : '?', '(reference)', ''])
     table.push(['receivers process peak RSS', receiverMemory ? `${fmt(receiverMemory.hwm)} MB` : '?', '(reference)', ''])
-    const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)))
     log('')
-    for (const [i, row] of table.entries()) {
-      log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd())
-      if (i === 0) log(widths.map((w) => '-'.repeat(w)).join('  '))
-    }
+    printTable(table)
     log(`\nnote: one process runs the service and the producer (the worker sends one delivery at a time per endpoint); the receivers run in another. ` +
       `The slow endpoint's deliveries are not late tries but its line: it takes one at a time, ${fmt(slowMs / 1000, 1)} s each.`)
   } finally {

@@ -17,8 +17,8 @@ export class Dialer {
   private readonly active = new Map<string, number>()
   private readonly sdrTurn = new Map<string, number>()
   private readonly pumping = new Set<string>()
-  /** Milliseconds from a lead being next in line with a free line to its call being started (bench); the carrier is asked once that call is committed. */
-  readonly delays: number[] = []
+  /** Only while a benchmark measures (measureDelays): nothing is kept in a running service. */
+  private delays: number[] | null = null
 
   constructor(
     private readonly deps: {
@@ -31,6 +31,15 @@ export class Dialer {
     },
     private enabled: boolean,
   ) {}
+
+  /**
+   * For benchmarks only (scripts/bench/dialer.ts): from now on, record the milliseconds from a
+   * lead being next in line with a free line to its call being started (the carrier is asked
+   * once that call is committed), up to 1,000,000 of them. Returns the list it fills.
+   */
+  measureDelays(): readonly number[] {
+    return (this.delays ??= [])
+  }
 
   /** Tests turn automatic dialing on when they want calls; the service always dials. */
   setEnabled(enabled: boolean): void {
@@ -87,7 +96,7 @@ export class Dialer {
           this.active.set(name, (this.active.get(name) ?? 1) - 1)
           throw error
         }
-        if (this.delays.length < 1_000_000) this.delays.push(clock.now() - due)
+        if (this.delays && this.delays.length < 1_000_000) this.delays.push(clock.now() - due)
       }
     } finally {
       this.pumping.delete(name)

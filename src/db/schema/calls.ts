@@ -1,0 +1,82 @@
+/** Calls and their transcripts. */
+import { sql } from 'drizzle-orm'
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { orgs } from './access'
+import { type Person, campaigns } from './campaigns'
+import { leads } from './leads'
+
+export interface HandledBy {
+  id: string | null
+  name: string
+  role: 'sdr' | 'closer' | 'ai'
+}
+
+export interface TranscriptLine {
+  speaker: 'ai' | 'lead' | 'agent'
+  name: string
+  text: string
+  /** unix ms */
+  at: number
+}
+
+export interface Intent {
+  at: number
+  excerpt: string
+  confidence: number
+  offered_to: { id: string | null; name: string; role: 'sdr' | 'closer' }[]
+}
+
+export const calls = sqliteTable(
+  'calls',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull().references(() => orgs.id),
+    campaignId: text('campaign_id').notNull().references(() => campaigns.id),
+    leadId: text('lead_id').notNull().references(() => leads.id),
+    livemode: integer('livemode', { mode: 'boolean' }).notNull(),
+    /** The API key a test call counts toward (20 running sample calls per test key). */
+    keyId: text('key_id'),
+    direction: text('direction', { enum: ['outbound', 'inbound'] }).notNull(),
+    status: text('status', { enum: ['ringing', 'in_progress', 'ended'] }).notNull(),
+    outcome: text('outcome'),
+    outcomeLabel: text('outcome_label'),
+    note: text('note'),
+    durationSeconds: integer('duration_seconds'),
+    started: integer('started').notNull(),
+    answered: integer('answered'),
+    ended: integer('ended'),
+    updated: integer('updated').notNull(),
+    answeredBy: text('answered_by'),
+    handledBy: text('handled_by', { mode: 'json' }).$type<HandledBy>().notNull(),
+    owner: text('owner', { mode: 'json' }).$type<Person | null>(),
+    tthSeconds: real('tth_seconds'),
+    callbackAt: integer('callback_at'),
+    intent: text('intent', { mode: 'json' }).$type<Intent | null>(),
+    recordingAvailable: integer('recording_available', { mode: 'boolean' }).notNull().default(false),
+    /** The lines are in call_transcripts: large, and read only by GET .../transcript. */
+    transcriptAvailable: integer('transcript_available', { mode: 'boolean' }).notNull().default(false),
+    startedBy: text('started_by', { mode: 'json' }).$type<{ type: 'dialer' | 'api' | 'person'; api_key_id: string | null }>().notNull(),
+    /** How many times call.completed was sent (outcome corrections add one). */
+    revision: integer('revision').notNull().default(0),
+    /** A person took the call: the outcome is theirs to file, by this time or it becomes other. */
+    outcomeDueAt: integer('outcome_due_at'),
+    carrier: text('carrier').notNull(),
+    /** Set once the usage count has added this ended call to the rollups. */
+    usageCounted: integer('usage_counted', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [
+    index('calls_org_list').on(t.orgId, t.livemode, t.id),
+    index('calls_org_outcome').on(t.orgId, t.livemode, t.outcome, t.id),
+    index('calls_campaign_list').on(t.campaignId, t.livemode, t.id),
+    index('calls_lead').on(t.leadId, t.id),
+    index('calls_open').on(t.status),
+    index('calls_outcome_due').on(t.outcomeDueAt),
+    // The usage count reads ended calls it has not counted yet (a small index: counted calls leave it).
+    index('calls_uncounted').on(t.id).where(sql`status = 'ended' AND usage_counted = 0`),
+  ],
+)
+
+export const callTranscripts = sqliteTable('call_transcripts', {
+  callId: text('call_id').primaryKey().references(() => calls.id),
+  lines: text('lines', { mode: 'json' }).$type<TranscriptLine[]>().notNull(),
+})
