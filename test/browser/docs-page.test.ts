@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { basic, scratchDir } from '../harness'
+import { serviceCommand } from '../process/spawn-service'
 import { launchChromium } from './launch'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -49,16 +50,8 @@ function freePort(): number {
 }
 
 async function startService(): Promise<void> {
-  const prebuilt = process.env.DIALER_TEST_BINARY
-  let command: string[]
-  if (prebuilt && existsSync(prebuilt)) {
-    // As test/process/binary.test.ts: a copy of the binary alone in an empty folder.
-    const binary = join(work.path, 'dialer')
-    copyFileSync(prebuilt, binary)
-    command = [binary]
-  } else {
-    command = [process.execPath, 'run', join(root, 'src/main.ts')]
-  }
+  // The binary alone in an empty folder when CI gives one, else the source.
+  const command = serviceCommand(work.path)
   const port = freePort()
   mkdirSync(join(work.path, 'run'))
   const proc = Bun.spawn([...command, 'serve', '--port', String(port), '--data-dir', join(work.path, 'data')], {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { copyFileSync, existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { scratchDir } from '../harness'
 import { generateClientTypes } from '../client/generate'
-import { spawnService, type ServiceProcess } from './spawn-service'
+import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -26,19 +26,11 @@ let server: ServiceProcess | null = null
 let base = ''
 
 beforeAll(async () => {
-  const prebuilt = process.env.DIALER_TEST_BINARY
-  let command: string[]
-  if (prebuilt && existsSync(prebuilt)) {
-    const binary = join(work.path, 'dialer')
-    copyFileSync(prebuilt, binary)
-    command = [binary]
-  } else {
-    command = [process.execPath, 'run', join(root, 'src/main.ts')]
-  }
+  const command = serviceCommand(work.path)
   const started = await spawnService({
     command,
     dataDir: join(work.path, 'data'),
-    cwd: prebuilt ? work.path : root,
+    cwd: process.env.DIALER_TEST_BINARY ? work.path : root,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: work.path,

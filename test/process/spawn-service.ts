@@ -1,3 +1,6 @@
+import { copyFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+
 /** A `dialer serve` child process for the process-level tests. */
 export type ServiceProcess = Bun.Subprocess<'ignore', 'pipe', 'pipe'>
 
@@ -38,4 +41,17 @@ export async function spawnService(options: { command: string[]; dataDir: string
     }
   })()
   return { proc, base: /listening on (http:\/\/\S+)/.exec(output)![1]!, output: () => output }
+}
+
+/**
+ * The command that runs the service under test: a copy of DIALER_TEST_BINARY alone in
+ * `workDir` (an empty folder, as users run it; CI points it at dist/dialer), else the source.
+ */
+export function serviceCommand(workDir: string): string[] {
+  const prebuilt = process.env.DIALER_TEST_BINARY
+  if (!prebuilt) return [process.execPath, 'run', join(import.meta.dir, '../../src/main.ts')]
+  if (!existsSync(prebuilt)) throw new Error(`DIALER_TEST_BINARY=${prebuilt} does not exist`)
+  const binary = join(workDir, 'dialer')
+  copyFileSync(prebuilt, binary)
+  return [binary]
 }
