@@ -28,7 +28,6 @@ import { Metrics } from './http/metrics'
 import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
 import { FakeClock, systemClock, type Clock } from './jobs/clock'
 import { FakeScheduler, RealScheduler, type Scheduler } from './jobs/scheduler'
-import { ApiError } from './errors'
 import { logger } from './log'
 
 /** Everything a running service holds: database, clock, domain services, limits and jobs. */
@@ -121,8 +120,8 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     calls: callActivity(stores.calls),
     handleTimes,
     spendCap: usage,
+    onRefused: (code) => metrics.intakeRefusals.inc(code),
   })
-  countRefusals(leads, metrics)
   const carrier = new SimulatedCarrier({ clock, scheduler, speed: config.simSpeed })
   const links = signedLinks(stores.settings, config.publicUrl)
   const calls = callService({
@@ -291,40 +290,3 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
  * code (not dry runs; batch items refused by their schema before the checks are not counted),
  * and the 429s of intake and POST /calls by reason (the gateway counts its own).
  */
-function countRefusals(leads: LeadService, metrics: Metrics): void {
-  const refused = (error: unknown, intake: boolean) => {
-    if (!(error instanceof ApiError)) return
-    if (intake) metrics.intakeRefusals.inc(error.code)
-    if (error.status === 429) metrics.rateLimited.inc(error.code)
-  }
-  const { intake, intakeBatch, callNow } = leads
-  leads.intake = (principal, input, options) => {
-    try {
-      return intake(principal, input, options)
-    } catch (error) {
-      refused(error, !options.dryRun)
-      throw error
-    }
-  }
-  leads.intakeBatch = (principal, items, options) => {
-    let results: ReturnType<typeof intakeBatch>
-    try {
-      results = intakeBatch(principal, items, options)
-    } catch (error) {
-      refused(error, !options.dryRun)
-      throw error
-    }
-    if (!options.dryRun) {
-      for (const result of results) if (!result.ok && !items[result.index]?.error) metrics.intakeRefusals.inc(result.error.code)
-    }
-    return results
-  }
-  leads.callNow = (principal, body) => {
-    try {
-      return callNow(principal, body)
-    } catch (error) {
-      refused(error, false)
-      throw error
-    }
-  }
-}

@@ -164,6 +164,8 @@ export function requestPipeline(s: Services) {
       const apiError = toApiError(code, error)
       const state = stateOf(request)
       set.status = apiError.status
+      // Every 429 a route answers passes here (the gateway counts the ones it answers itself).
+      if (apiError.status === 429) s.metrics.rateLimited.inc(apiError.extras.reason ?? apiError.code)
       if (apiError.retryAfter !== undefined) set.headers['retry-after'] = String(apiError.retryAfter)
       const body = { error: errorBody(apiError, state?.id ?? null) }
       const pending = state?.idempotency

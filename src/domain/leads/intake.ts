@@ -7,19 +7,14 @@ import { estimatedWaitSeconds } from '../queue/dial-queues'
 import { checkIntake, type IntakeContext } from './intake-checks'
 import { emptyToNull, type LeadCore } from './lead-core'
 import type { LeadInput } from './lead-input'
-import { eventLead } from './lead-view'
+import { eventLead, type QueuePosition } from './lead-view'
 
 /** The intake reply of the spec (POST /leads, each ok batch result). */
-export interface IntakeReply {
+export interface IntakeReply extends QueuePosition {
   id: string | null
   external_id: string | null
   status: 'queued' | 'dialing' | 'scheduled' | 'held'
   call_now: boolean
-  place_in_line: number | null
-  estimated_wait_seconds: number | null
-  scheduled_for: string | null
-  scheduled_reason: string | null
-  held_reason: string | null
   dry_run: boolean
   requeued?: true
   livemode: boolean
@@ -160,11 +155,16 @@ export function leadIntake(core: LeadCore) {
 
     /** POST /leads (and the older campaign path): one lead, every check, one transaction. */
     intake(principal: Principal, input: LeadInput, options: { dryRun: boolean }): IntakeOutcome {
-      if (!options.dryRun) takeLeadAllowance(principal, 1)
-      const prepared = checkIntake(core, principal, input, '')
-      if (options.dryRun) return { reply: dryReply(principal, input, prepared), created: false }
-      const { row, requeued } = stores.transaction(() => write(principal, input, prepared))
-      return { reply: intakeReply(row, requeued), created: !requeued }
+      if (options.dryRun) return { reply: dryReply(principal, input, checkIntake(core, principal, input, '')), created: false }
+      try {
+        takeLeadAllowance(principal, 1)
+        const prepared = checkIntake(core, principal, input, '')
+        const { row, requeued } = stores.transaction(() => write(principal, input, prepared))
+        return { reply: intakeReply(row, requeued), created: !requeued }
+      } catch (error) {
+        if (error instanceof ApiError) core.deps.onRefused(error.code)
+        throw error
+      }
     },
 
     /**
@@ -173,7 +173,14 @@ export function leadIntake(core: LeadCore) {
      * new-leads limit up front and is refused whole when it does not fit.
      */
     intakeBatch(principal: Principal, items: { input: LeadInput; error?: ApiError }[], options: { dryRun: boolean }): BatchResult[] {
-      if (!options.dryRun) takeLeadAllowance(principal, items.length)
+      if (!options.dryRun) {
+        try {
+          takeLeadAllowance(principal, items.length)
+        } catch (error) {
+          if (error instanceof ApiError) core.deps.onRefused(error.code)
+          throw error
+        }
+      }
       const seen = new Map<string, string | null>()
       type Taken = { index: number; written: { row: LeadRow; requeued: boolean } }
       const results = stores.transaction(() =>
@@ -189,6 +196,8 @@ export function leadIntake(core: LeadCore) {
             return written ? { index, written } : { index, ok: true, lead: dryReply(principal, input, prepared) }
           } catch (failure) {
             if (!(failure instanceof ApiError)) throw failure
+            // Items the body schema refused never reached intake; they are not counted.
+            if (!options.dryRun && !error) core.deps.onRefused(failure.code)
             return {
               index,
               ok: false,

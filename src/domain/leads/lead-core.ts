@@ -54,6 +54,8 @@ export interface LeadDeps {
   calls: CallActivity
   handleTimes: HandleTimeSource
   spendCap: SpendCap
+  /** A lead refused at intake (not a dry run), by its error code: the intake-refusals metric. */
+  onRefused: (code: string) => void
 }
 
 /**

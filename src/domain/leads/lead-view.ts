@@ -9,7 +9,16 @@ export interface LeadCallSummary {
   duration_seconds: number | null
 }
 
-export interface LeadView {
+/** Where a lead stands in line, as the Lead object and the intake reply both say it. */
+export interface QueuePosition {
+  place_in_line: number | null
+  estimated_wait_seconds: number | null
+  scheduled_for: string | null
+  scheduled_reason: string | null
+  held_reason: string | null
+}
+
+export interface LeadView extends QueuePosition {
   id: string
   external_id: string | null
   campaign_id: string
@@ -25,11 +34,6 @@ export interface LeadView {
   updated: string
   status: LeadRow['status']
   call_now: boolean
-  place_in_line: number | null
-  estimated_wait_seconds: number | null
-  scheduled_for: string | null
-  scheduled_reason: string | null
-  held_reason: string | null
   callback_at: string | null
   late: boolean
   attempts: number
