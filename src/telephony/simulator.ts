@@ -5,6 +5,7 @@ import type { Outcome } from '../domain/outcomes'
 import type { Clock } from '../jobs/clock'
 import type { Scheduler } from '../jobs/scheduler'
 import type { AnsweredBy, CallEvents, Carrier, CallReport, DialRequest } from './carrier'
+import { toneWav } from './tone-wav'
 
 /** One step of a scripted call, `at` seconds after dialing (at DIALER_SIM_SPEED 1). */
 type Step =
@@ -159,17 +160,7 @@ export class SimulatedCarrier implements Carrier {
   /** A second of a 440 Hz tone per call, 8 kHz 8-bit mono WAV: enough to prove the link works. */
   recording(call: { id: string; durationSeconds: number | null }): Uint8Array | null {
     if (!call.durationSeconds) return null
-    const rate = 8000
-    const samples = rate
-    const wav = new Uint8Array(44 + samples)
-    const view = new DataView(wav.buffer)
-    const text = (offset: number, s: string) => [...s].forEach((c, i) => view.setUint8(offset + i, c.charCodeAt(0)))
-    text(0, 'RIFF'); view.setUint32(4, 36 + samples, true); text(8, 'WAVE')
-    text(12, 'fmt '); view.setUint32(16, 16, true); view.setUint16(20, 1, true); view.setUint16(22, 1, true)
-    view.setUint32(24, rate, true); view.setUint32(28, rate, true); view.setUint16(32, 1, true); view.setUint16(34, 8, true)
-    text(36, 'data'); view.setUint32(40, samples, true)
-    for (let i = 0; i < samples; i++) wav[44 + i] = 128 + Math.round(100 * Math.sin((2 * Math.PI * 440 * i) / rate))
-    return wav
+    return toneWav()
   }
 
   private callbackTime(when: 'tomorrow_10' | 'in_2_hours', zone: string): number {

@@ -1,0 +1,412 @@
+import { randomBytes } from 'node:crypto'
+import { scenarioFor } from '../simulator'
+import { type TwimlNode, parseTwiml } from './emulator-twiml'
+import { signTwilioRequest } from './signature'
+
+/**
+ * How the emulator plays one call: the scenario table of the simulator (docs/simulator.md, by
+ * the last two digits of To), driven through Twilio's callbacks and the TwiML the service
+ * answers with. Times are emulated seconds, divided by the emulator's speed.
+ */
+
+interface Plan {
+  answerAt?: number
+  answeredBy?: 'human' | 'unknown' | 'machine_end_beep'
+  /** When the lead (or machine) hangs up, or when the unanswered call ends. */
+  endAt: number
+  terminal?: 'no-answer' | 'busy' | 'failed'
+  lines: [number, string][]
+}
+
+const INTENT = 'Yes, that sounds good. Can someone walk me through the pricing?'
+const person = (endAt: number, text: string, answeredBy: Plan['answeredBy'] = 'human'): Plan => ({ answerAt: 5, answeredBy, endAt, lines: [[10, text]] })
+
+/** Mirrors the simulator's table (src/telephony/simulator.ts); whether an SDR takes the call is up to the SDR's own number. */
+export const PLANS: Record<string, Plan> = {
+  '00': { answerAt: 6, answeredBy: 'human', endAt: 95, lines: [[25, INTENT]] },
+  '01': person(45, 'No thanks, I am not interested.'),
+  '02': { endAt: 30, terminal: 'no-answer', lines: [] },
+  '03': { endAt: 2, terminal: 'busy', lines: [] },
+  // A machine records until the drop hangs up; the beep (end of greeting) comes 5 s after it answers.
+  '04': { answerAt: 8, answeredBy: 'machine_end_beep', endAt: 120, lines: [] },
+  '05': { endAt: 1, terminal: 'failed', lines: [] },
+  '06': person(50, 'Not now, can you call me back tomorrow at 10?'),
+  '07': person(20, 'Stop calling me. Take me off your list.'),
+  '08': person(30, 'You have the wrong number.'),
+  '09': person(12, '(hangs up)'),
+  '10': person(20, 'Who is calling and why?', 'unknown'),
+  '11': person(30, 'No hablo inglés.'),
+  '12': person(30, 'I rent, I do not own the house.'),
+  '13': person(30, 'Hmm, maybe, I am not sure.'),
+  '14': { answerAt: 5, answeredBy: 'human', endAt: 50, lines: [[20, INTENT]] },
+  '15': { answerAt: 5, answeredBy: 'human', endAt: 88, lines: [[20, INTENT]] },
+}
+
+/** How long AMD takes to decide, by result (DetectMessageEnd waits for the beep on a machine). */
+const DETECTION: Record<string, number> = { human: 2, unknown: 4, machine_end_beep: 5 }
+
+export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled'
+
+export interface EmulatedCall {
+  sid: string
+  accountSid: string
+  authToken: string
+  to: string
+  from: string
+  url: string | null
+  twiml: string | null
+  statusCallback: string | null
+  events: Set<string>
+  amd: 'async' | 'sync' | null
+  amdCallback: string | null
+  record: boolean
+  recordingCallback: string | null
+  timeout: number
+  scenario: string
+  status: CallStatus
+  answeredBy: string | null
+  startedAt: number
+  answeredAt: number | null
+  endedAt: number | null
+  duration: number | null
+  recordingSid: string | null
+  gen: number
+  wakers: Set<() => void>
+  /** Timers a redirect does not stop (the lead hanging up, AMD, transcript lines); cleared when the call ends. */
+  timers: Set<ReturnType<typeof setTimeout>>
+  dial: { legSid: string; action: string | null; answeredAt: number | null } | null
+  transcription: { url: string; sid: string; seq: number } | null
+  chain: Promise<unknown>
+  seq: number
+  done: Promise<void>
+  finish: () => void
+}
+
+export interface SentCallback {
+  kind: 'status' | 'amd' | 'twiml' | 'redirect' | 'action' | 'leg-status' | 'recording' | 'transcription'
+  callSid: string
+  url: string
+  params: Record<string, string>
+  signature: string
+  status: number | null
+  body: string
+}
+
+export const newSid = (prefix: string): string => prefix + randomBytes(16).toString('hex')
+
+export interface EngineDeps {
+  /** Emulated seconds are divided by this (speed 100: a 30 s ring takes 0.3 s). */
+  speed: number
+  apiBaseUrl: () => string
+  fetch: (url: string, init: RequestInit) => Promise<Response>
+  sent: SentCallback[]
+  /** Deliver every notification (not TwiML fetches) twice, as Twilio may: for idempotency tests. */
+  replay: boolean
+}
+
+export class CallEngine {
+  constructor(private readonly deps: EngineDeps) {}
+
+  newCall(fields: Omit<EmulatedCall, 'sid' | 'scenario' | 'status' | 'answeredBy' | 'startedAt' | 'answeredAt' | 'endedAt' | 'duration' | 'recordingSid' | 'gen' | 'wakers' | 'timers' | 'dial' | 'transcription' | 'chain' | 'seq' | 'done' | 'finish'>): EmulatedCall {
+    const sid = newSid('CA')
+    let finish = () => {}
+    const done = new Promise<void>((resolve) => (finish = resolve))
+    const call: EmulatedCall = {
+      ...fields, sid, scenario: scenarioFor(fields.to, sid), status: 'queued', answeredBy: null, startedAt: Date.now(), answeredAt: null,
+      endedAt: null, duration: null, recordingSid: null, gen: 0, wakers: new Set(), timers: new Set(), dial: null, transcription: null, chain: Promise.resolve(), seq: 0, done, finish,
+    }
+    // After the create reply is built: Twilio answers 'queued', then the call starts.
+    queueMicrotask(() => void this.drive(call))
+    return call
+  }
+
+  /** Emulated seconds since the call was created. */
+  private now(call: EmulatedCall): number {
+    return ((Date.now() - call.startedAt) * this.deps.speed) / 1000
+  }
+
+  /** Waits emulated seconds; true when a redirect, hang-up or the call's end cut it short. */
+  private sleep(call: EmulatedCall, seconds: number): Promise<boolean> {
+    const gen = call.gen
+    if (call.endedAt !== null) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        call.wakers.delete(wake)
+        resolve(true)
+      }
+      const timer = Number.isFinite(seconds) ? setTimeout(() => {
+        call.wakers.delete(wake)
+        resolve(call.gen !== gen || call.endedAt !== null)
+      }, Math.max(0, (seconds * 1000) / this.deps.speed)) : undefined
+      call.wakers.add(wake)
+    })
+  }
+
+  /** Runs `fn` after emulated seconds unless the call has ended by then. */
+  private after(call: EmulatedCall, seconds: number, fn: () => void): void {
+    if (call.endedAt !== null) return
+    const timer = setTimeout(() => {
+      call.timers.delete(timer)
+      if (call.endedAt === null) fn()
+    }, Math.max(0, (seconds * 1000) / this.deps.speed))
+    call.timers.add(timer)
+  }
+
+  private interrupt(call: EmulatedCall): void {
+    call.gen++
+    for (const wake of [...call.wakers]) wake()
+  }
+
+  private async drive(call: EmulatedCall): Promise<void> {
+    const plan = PLANS[call.scenario]!
+    if (call.endedAt !== null) return // canceled before it started
+    call.status = 'initiated'
+    await this.status(call, 'initiated')
+    if (await this.sleep(call, 0.5)) return
+    call.status = 'ringing'
+    await this.status(call, 'ringing')
+    const answerAt = plan.answerAt ?? Number.POSITIVE_INFINITY
+    if (plan.terminal || answerAt > call.timeout) {
+      const terminal = plan.terminal ?? 'no-answer'
+      const at = terminal === 'no-answer' ? Math.min(plan.endAt, call.timeout) : plan.endAt
+      if (await this.sleep(call, at - this.now(call))) return
+      return this.end(call, terminal)
+    }
+    if (await this.sleep(call, answerAt - this.now(call))) return
+    call.status = 'in-progress'
+    call.answeredAt = this.now(call)
+    await this.status(call, 'in-progress')
+    this.after(call, plan.endAt - this.now(call), () => void this.end(call, 'completed'))
+    const by = plan.answeredBy ?? 'human'
+    const detection = DETECTION[by] ?? 2
+    const extra: Record<string, string> = {}
+    if (call.amd === 'async' && call.amdCallback) {
+      const url = call.amdCallback
+      this.after(call, detection, () => {
+        call.answeredBy = by
+        void this.post(call, 'amd', url, { ...this.base(call), AnsweredBy: by, MachineDetectionDuration: String(detection * 1000) })
+      })
+    } else if (call.amd === 'sync') {
+      if (await this.sleep(call, detection)) return
+      call.answeredBy = by
+      extra.AnsweredBy = by
+    }
+    const gen = call.gen
+    if (call.twiml !== null) return this.run(call, call.twiml, gen)
+    const doc = await this.fetchTwiml(call, 'twiml', call.url!, extra)
+    // A redirect that came while the TwiML was on its way wins.
+    if (doc !== null && call.gen === gen) return this.run(call, doc, gen)
+  }
+
+  /** POST .../Calls/{Sid}.json with Twiml or Url: the current TwiML stops and the new one runs. */
+  redirect(call: EmulatedCall, to: { twiml: string } | { url: string }): void {
+    this.interrupt(call)
+    call.dial = null
+    const gen = call.gen
+    if ('twiml' in to) void this.run(call, to.twiml, gen)
+    else
+      void this.fetchTwiml(call, 'redirect', to.url).then((doc) => {
+        if (doc !== null && call.gen === gen) void this.run(call, doc, gen)
+      })
+  }
+
+  /** Status=completed or canceled: a call not yet answered is canceled, an answered one completed. */
+  hangUp(call: EmulatedCall): void {
+    void this.end(call, call.answeredAt === null ? 'canceled' : 'completed')
+  }
+
+  private async run(call: EmulatedCall, xml: string, gen: number): Promise<void> {
+    let doc: TwimlNode
+    try {
+      doc = parseTwiml(xml)
+    } catch {
+      // Twilio says "an application error has occurred" and hangs up.
+      return this.end(call, 'completed')
+    }
+    for (const verb of doc.children) {
+      if (call.gen !== gen || call.endedAt !== null) return
+      switch (verb.name) {
+        case 'Say':
+          if (await this.sleep(call, Math.max(1, verb.text.length / 15))) return
+          break
+        case 'Play':
+          if (await this.sleep(call, 3)) return
+          break
+        case 'Pause':
+          if (await this.sleep(call, Number(verb.attrs.length ?? 1) || 1)) return
+          break
+        case 'Start':
+          for (const t of verb.children) if (t.name === 'Transcription' && t.attrs.statusCallbackUrl) this.startTranscription(call, t.attrs.statusCallbackUrl)
+          break
+        case 'Hangup':
+          return this.end(call, 'completed')
+        case 'Redirect': {
+          const next = await this.fetchTwiml(call, 'redirect', verb.text.trim())
+          if (next === null || call.gen !== gen) return
+          return this.run(call, next, gen)
+        }
+        case 'Dial': {
+          const result = await this.dial(call, verb)
+          if (result === null || call.gen !== gen || call.endedAt !== null) return
+          // The leg is over: end() must not report it to the action URL a second time.
+          const legSid = call.dial?.legSid ?? ''
+          call.dial = null
+          if (verb.attrs.action) {
+            const next = await this.fetchTwiml(call, 'action', verb.attrs.action, { DialCallStatus: result, DialCallSid: legSid, DialCallDuration: '0' })
+            if (next === null || call.gen !== gen) return
+            return this.run(call, next, gen)
+          }
+          break
+        }
+      }
+    }
+    if (call.gen === gen) return this.end(call, 'completed')
+  }
+
+  /** One <Dial><Number>: the SDR's own last two digits decide (02 no answer, 03 busy, 05 failed, else answers in 2 s). */
+  private async dial(call: EmulatedCall, verb: TwimlNode): Promise<string | null> {
+    const number = verb.children.find((c) => c.name === 'Number')
+    if (!number) return 'failed'
+    const timeout = Number(verb.attrs.timeout ?? 30) || 30
+    const digits = number.text.trim().slice(-2)
+    call.dial = { legSid: newSid('CA'), action: verb.attrs.action ?? null, answeredAt: null }
+    const [result, after] = digits === '03' ? ['busy', 1] : digits === '05' ? ['failed', 1] : digits === '02' || timeout < 2 ? ['no-answer', timeout] : ['answered', 2]
+    if (await this.sleep(call, after)) return null
+    if (result !== 'answered') return result
+    call.dial.answeredAt = this.now(call)
+    const events = (number.attrs.statusCallbackEvent ?? '').split(/\s+/)
+    if (number.attrs.statusCallback && events.includes('answered')) {
+      await this.post(call, 'leg-status', number.attrs.statusCallback, { ...this.base(call), CallSid: call.dial.legSid, ParentCallSid: call.sid, To: number.text.trim(), CallStatus: 'in-progress' })
+    }
+    if (call.transcription) this.after(call, 1, () => this.transcript(call, 'outbound_track', 'Hi, I can take it from here.'))
+    // Bridged until the lead hangs up (end() then reports the leg to the action URL).
+    await this.sleep(call, Number.POSITIVE_INFINITY)
+    return null
+  }
+
+  private startTranscription(call: EmulatedCall, url: string): void {
+    if (call.transcription) return
+    call.transcription = { url, sid: newSid('GT'), seq: 0 }
+    void this.post(call, 'transcription', url, { ...this.transcriptionBase(call), TranscriptionEvent: 'transcription-started' })
+    for (const [at, text] of PLANS[call.scenario]!.lines) {
+      this.after(call, Math.max(0.1, at - this.now(call)), () => this.transcript(call, 'inbound_track', text))
+    }
+  }
+
+  private transcript(call: EmulatedCall, track: 'inbound_track' | 'outbound_track', text: string): void {
+    if (!call.transcription || call.endedAt !== null) return
+    void this.post(call, 'transcription', call.transcription.url, {
+      ...this.transcriptionBase(call),
+      TranscriptionEvent: 'transcription-content',
+      LanguageCode: 'en-US',
+      Track: track,
+      TranscriptionData: JSON.stringify({ transcript: text, confidence: 0.93 }),
+      Final: 'true',
+    })
+  }
+
+  private transcriptionBase(call: EmulatedCall): Record<string, string> {
+    const t = call.transcription!
+    return { AccountSid: call.accountSid, CallSid: call.sid, TranscriptionSid: t.sid, Timestamp: new Date().toISOString(), SequenceId: String(++t.seq) }
+  }
+
+  /** The call ends: a bridged leg is reported to its action, then the final status, recording and transcription stop. */
+  async end(call: EmulatedCall, status: CallStatus): Promise<void> {
+    if (call.endedAt !== null) return
+    const answered = call.answeredAt !== null
+    call.endedAt = this.now(call)
+    call.status = status
+    call.duration = answered ? Math.max(0, Math.round(call.endedAt - call.answeredAt!)) : 0
+    for (const timer of call.timers) clearTimeout(timer)
+    call.timers.clear()
+    this.interrupt(call)
+    const dial = call.dial
+    call.dial = null
+    if (dial?.action) {
+      const talked = dial.answeredAt === null ? 0 : Math.round(call.endedAt - dial.answeredAt)
+      await this.post(call, 'action', dial.action, { ...this.base(call), DialCallStatus: dial.answeredAt === null ? 'no-answer' : 'completed', DialCallSid: dial.legSid, DialCallDuration: String(talked), DialBridged: String(dial.answeredAt !== null) })
+    }
+    if (call.transcription) await this.post(call, 'transcription', call.transcription.url, { ...this.transcriptionBase(call), TranscriptionEvent: 'transcription-stopped' })
+    await this.status(call, status)
+    if (answered && call.record) {
+      call.recordingSid = newSid('RE')
+      if (call.recordingCallback) {
+        await this.post(call, 'recording', call.recordingCallback, {
+          AccountSid: call.accountSid, CallSid: call.sid, RecordingSid: call.recordingSid,
+          RecordingUrl: `${this.deps.apiBaseUrl()}/2010-04-01/Accounts/${call.accountSid}/Recordings/${call.recordingSid}`,
+          RecordingStatus: 'completed', RecordingDuration: String(call.duration), RecordingChannels: '1', RecordingSource: 'OutboundAPI',
+          RecordingStartTime: rfc2822(new Date()), RecordingTrack: 'both',
+        })
+      }
+    }
+    await call.chain
+    call.finish()
+  }
+
+  private base(call: EmulatedCall): Record<string, string> {
+    return {
+      AccountSid: call.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: call.status, Called: call.to, Caller: call.from,
+      Direction: 'outbound-api', From: call.from, To: call.to,
+    }
+  }
+
+  /** A StatusCallback for one of the subscribed events; terminal statuses go with 'completed' (Twilio's default). */
+  private async status(call: EmulatedCall, status: CallStatus): Promise<void> {
+    const event = status === 'in-progress' ? 'answered' : status === 'initiated' || status === 'ringing' ? status : 'completed'
+    if (!call.statusCallback || (event !== 'completed' && !call.events.has(event))) return
+    const params: Record<string, string> = { ...this.base(call), CallStatus: status, CallbackSource: 'call-progress-events', SequenceNumber: String(call.seq++), Timestamp: rfc2822(new Date()) }
+    if (event === 'completed') {
+      params.CallDuration = String(call.duration ?? 0)
+      params.Duration = String(Math.ceil((call.duration ?? 0) / 60))
+    }
+    await this.post(call, 'status', call.statusCallback, params)
+  }
+
+  private async fetchTwiml(call: EmulatedCall, kind: SentCallback['kind'], url: string, extra: Record<string, string> = {}): Promise<string | null> {
+    const reply = await this.post(call, kind, url, { ...this.base(call), ...extra })
+    if (reply.status === null || reply.status >= 400) {
+      await this.end(call, call.answeredAt === null ? 'failed' : 'completed')
+      return null
+    }
+    return reply.body
+  }
+
+  /** A signed form POST, one at a time per call so they arrive in order. */
+  private post(call: EmulatedCall, kind: SentCallback['kind'], url: string, params: Record<string, string>): Promise<SentCallback> {
+    // A replay carries the same idempotency token, as Twilio's own retries do.
+    const token = newSid('')
+    const result = this.deliver(call, kind, url, params, token)
+    if (this.deps.replay && !TWIML_KINDS.has(kind)) void this.deliver(call, kind, url, params, token)
+    return result
+  }
+
+  private deliver(call: EmulatedCall, kind: SentCallback['kind'], url: string, params: Record<string, string>, token: string): Promise<SentCallback> {
+    const run = async (): Promise<SentCallback> => {
+      const signature = signTwilioRequest(call.authToken, url, params)
+      const record: SentCallback = { kind, callSid: call.sid, url, params, signature, status: null, body: '' }
+      this.deps.sent.push(record)
+      try {
+        const response = await this.deps.fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature, 'I-Twilio-Idempotency-Token': token },
+          body: new URLSearchParams(params).toString(),
+          signal: AbortSignal.timeout(15_000),
+        })
+        record.status = response.status
+        record.body = await response.text()
+      } catch (error) {
+        record.body = error instanceof Error ? error.message : String(error)
+      }
+      return record
+    }
+    const result = call.chain.then(run, run)
+    call.chain = result
+    return result
+  }
+}
+
+/** Requests whose reply is TwiML the call runs: never replayed. */
+const TWIML_KINDS = new Set<SentCallback['kind']>(['twiml', 'redirect', 'action'])
+
+export const rfc2822 = (d: Date): string => d.toUTCString().replace('GMT', '+0000')

@@ -1,0 +1,130 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { parse as parseQuery, stringify as stringifyQuery } from 'node:querystring'
+
+/**
+ * Twilio's request signature (X-Twilio-Signature), as Twilio documents it
+ * (twilio.com/docs/usage/webhooks/webhooks-security): base64 of HMAC-SHA1, keyed by the auth
+ * token, of the full URL Twilio requested followed by every POST parameter sorted by name,
+ * each written as name then value with no separators. A repeated parameter contributes each
+ * of its (distinct) values in sorted order. JSON bodies are signed over the URL only, and the
+ * URL carries `bodySHA256`, the hex SHA-256 of the raw body.
+ *
+ * Checked against the official `twilio` package's validateRequest by a property test
+ * (test/unit/twilio-signature.test.ts), including which URL spellings are accepted.
+ */
+
+/** Form parameters: a repeated name (StatusCallbackEvent) has an array of values. */
+export type TwilioParams = Record<string, string | readonly string[]>
+
+export const SIGNATURE_HEADER = 'X-Twilio-Signature'
+
+/** The signature Twilio sends for a request to exactly `url` with `params`. */
+export function signTwilioRequest(authToken: string, url: string, params: TwilioParams = {}): string {
+  let data = url
+  for (const name of Object.keys(params).sort()) {
+    const value = params[name]!
+    if (typeof value === 'string') data += name + value
+    else for (const v of [...new Set(value)].sort()) data += name + v
+  }
+  return createHmac('sha1', authToken).update(Buffer.from(data, 'utf8')).digest('base64')
+}
+
+/**
+ * Whether `signature` is Twilio's for a request to `url` with `params`. Twilio may or may not
+ * have included the port (":443" for https, ":80" for http) when it signed, so both spellings
+ * are tried; then the URL as WHATWG normalizes it, and with the query re-encoded the way the
+ * legacy querystring module does, as the official helper does.
+ */
+export function validateTwilioRequest(authToken: string, signature: string | null | undefined, url: string, params: TwilioParams = {}): boolean {
+  const header = signature ?? ''
+  if ([withoutPort(url), withPort(url)].some((candidate) => matches(authToken, header, candidate, params))) return true
+  let normalized: string
+  try {
+    normalized = new URL(url).toString()
+  } catch {
+    return false
+  }
+  const bare = withoutPort(normalized)
+  const ported = withPort(normalized)
+  return [bare, ported, withLegacyQuery(bare), withLegacyQuery(ported)].some((candidate) => matches(authToken, header, candidate, params))
+}
+
+/** The JSON-body variant: the URL (with its bodySHA256) is signed, and the body must hash to bodySHA256. */
+export function validateTwilioRequestWithBody(authToken: string, signature: string | null | undefined, url: string, rawBody: string): boolean {
+  let bodyHash: string
+  try {
+    bodyHash = new URL(url).searchParams.get('bodySHA256') ?? ''
+  } catch {
+    return false
+  }
+  const signed = validateTwilioRequest(authToken, signature, url, {})
+  return safeEqual(bodyHash, createHash('sha256').update(Buffer.from(rawBody, 'utf8')).digest('hex')) && signed
+}
+
+/** A form body as TwilioParams: repeated names become arrays, as Twilio signs them. */
+export function formParams(body: URLSearchParams | string): Record<string, string | string[]> {
+  const search = typeof body === 'string' ? new URLSearchParams(body) : body
+  const out: Record<string, string | string[]> = {}
+  for (const [name, value] of search) {
+    const seen = out[name]
+    if (seen === undefined) out[name] = value
+    else if (typeof seen === 'string') out[name] = [seen, value]
+    else seen.push(value)
+  }
+  return out
+}
+
+function matches(authToken: string, header: string, url: string, params: TwilioParams): boolean {
+  return safeEqual(header, signTwilioRequest(authToken, url, params))
+}
+
+/** Constant time for equal lengths; a length mismatch says nothing secret (SHA-1 is always 28 base64 chars). */
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+interface UrlParts {
+  scheme: string
+  userInfo: string
+  host: string
+  port: string
+  rest: string
+}
+
+/** Splits scheme://userinfo@host:port without normalizing anything, so the signed characters stay as they came. */
+function splitUrl(url: string): UrlParts | null {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(url)
+  if (!match) return null
+  const [prefix, scheme, authority] = match as unknown as [string, string, string]
+  const at = authority.lastIndexOf('@')
+  const hostPort = authority.slice(at + 1)
+  // In an IPv6 literal the port's colon comes after the closing bracket.
+  const colon = hostPort.indexOf(':', hostPort.lastIndexOf(']') + 1)
+  return {
+    scheme,
+    userInfo: authority.slice(0, at + 1),
+    host: colon === -1 ? hostPort : hostPort.slice(0, colon),
+    port: colon === -1 ? '' : hostPort.slice(colon),
+    rest: url.slice(prefix.length),
+  }
+}
+
+function withPort(url: string): string {
+  const parts = splitUrl(url)
+  if (!parts || parts.port) return url
+  const port = parts.scheme.toLowerCase() === 'https://' ? ':443' : ':80'
+  return parts.scheme + parts.userInfo + parts.host + port + parts.rest
+}
+
+function withoutPort(url: string): string {
+  const parts = splitUrl(url)
+  return parts ? parts.scheme + parts.userInfo + parts.host + parts.rest : url
+}
+
+function withLegacyQuery(url: string): string {
+  const q = url.indexOf('?')
+  if (q === -1 || q === url.length - 1) return url
+  return `${url.slice(0, q)}?${stringifyQuery(parseQuery(url.slice(q + 1)))}`
+}

@@ -1,0 +1,127 @@
+/**
+ * TwiML the dialer answers Twilio with (twilio.com/docs/voice/twiml). Every attribute and text
+ * is XML-escaped; the output is exact so tests can compare strings.
+ */
+
+const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>'
+
+/** Escapes text and attribute values; drops characters XML 1.0 cannot carry at all. */
+export function escapeXml(text: string): string {
+  return text
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+}
+
+type Attrs = Record<string, string | number | boolean | undefined>
+
+function element(name: string, attrs: Attrs = {}, children?: string): string {
+  const a = Object.entries(attrs)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}="${escapeXml(String(v))}"`)
+    .join('')
+  return children === undefined ? `<${name}${a}/>` : `<${name}${a}>${children}</${name}>`
+}
+
+const response = (...verbs: string[]) => `${XML_HEAD}<Response>${verbs.join('')}</Response>`
+
+export interface TranscriptionStart {
+  /** Where Twilio posts transcription-started/-content/-stopped events. */
+  statusCallbackUrl: string
+  /** BCP-47, default en-US. */
+  languageCode?: string
+}
+
+/** `<Start><Transcription>`: real-time transcription of both sides, labelled for our speakers. */
+export function startTranscription(t: TranscriptionStart): string {
+  return element(
+    'Start',
+    {},
+    element('Transcription', {
+      statusCallbackUrl: t.statusCallbackUrl,
+      statusCallbackMethod: 'POST',
+      track: 'both_tracks',
+      // On an outbound API call the inbound track is the called party: the lead.
+      inboundTrackLabel: 'lead',
+      outboundTrackLabel: 'agent',
+      languageCode: t.languageCode ?? 'en-US',
+      partialResults: 'false',
+    }),
+  )
+}
+
+export interface BridgeLeg {
+  /** The people to ring, SDRs then closers, E.164, in order. */
+  phones: readonly string[]
+  /** Which of them to ring now (0-based). */
+  index: number
+  /** The number the SDR sees (the caller ID the call was placed from). */
+  callerId: string
+  /** Seconds to ring this person before trying the next. */
+  timeoutSeconds: number
+  /**
+   * Where Twilio reports the leg's result (DialCallStatus). The service answers it with the
+   * next leg when nobody picked up, or hangs up when the bridge ended.
+   */
+  actionUrl: (index: number) => string
+  /** Where the leg's <Number> reports that the person picked up (handover, tth from this moment). */
+  legStatusUrl?: (index: number) => string
+  /** Starts transcription first; only on the first leg (a second <Start> would fork twice). */
+  transcription?: TranscriptionStart
+  /** Said to the lead while the first person rings. */
+  greeting?: string
+}
+
+/**
+ * One leg of the person-first bridge: `<Dial>` to one SDR or closer, with its own ring timeout
+ * and an action URL carrying the leg's index. Legs are chained through the action URL rather
+ * than listing every `<Number>` in one `<Dial>`: several Numbers ring at once, and Dial's
+ * `sequential` attribute shares one timeout among them.
+ */
+export function bridgeLeg(leg: BridgeLeg): string | null {
+  const phone = leg.phones[leg.index]
+  if (phone === undefined) return null
+  const verbs: string[] = []
+  if (leg.index === 0 && leg.transcription) verbs.push(startTranscription(leg.transcription))
+  if (leg.index === 0 && leg.greeting) verbs.push(element('Say', {}, escapeXml(leg.greeting)))
+  const number = leg.legStatusUrl
+    ? element('Number', { statusCallbackEvent: 'answered', statusCallback: leg.legStatusUrl(leg.index), statusCallbackMethod: 'POST' }, escapeXml(phone))
+    : element('Number', {}, escapeXml(phone))
+  verbs.push(element('Dial', { action: leg.actionUrl(leg.index), method: 'POST', callerId: leg.callerId, timeout: leg.timeoutSeconds, answerOnBridge: true }, number))
+  return response(...verbs)
+}
+
+export type VoicemailDrop = { audioUrl: string } | { say: string }
+
+/**
+ * The voicemail drop on a machine. With AsyncAmd and DetectMessageEnd, the service redirects the
+ * call here when the AMD callback says machine_end_*, i.e. after the beep. With `doneUrl` the
+ * message is followed by a `<Redirect>` there, so the service learns the drop played to its end
+ * (voicemail.left) and answers it with a hang-up; without it the call hangs up at once.
+ */
+export function voicemailDrop(drop: VoicemailDrop, doneUrl?: string): string {
+  const verb = 'audioUrl' in drop ? element('Play', {}, escapeXml(drop.audioUrl)) : element('Say', {}, escapeXml(drop.say))
+  return response(verb, doneUrl ? element('Redirect', { method: 'POST' }, escapeXml(doneUrl)) : element('Hangup'))
+}
+
+/**
+ * What Twilio runs when the lead answers, before AMD has decided (AsyncAmd): keep the line
+ * open quietly so the AMD callback can redirect it, with transcription started.
+ */
+export function holdForDetection(options: { pauseSeconds: number; transcription?: TranscriptionStart }): string {
+  const verbs: string[] = []
+  if (options.transcription) verbs.push(startTranscription(options.transcription))
+  verbs.push(element('Pause', { length: options.pauseSeconds }))
+  return response(...verbs)
+}
+
+export function say(text: string, then: 'hangup' | 'nothing' = 'hangup'): string {
+  return then === 'hangup' ? response(element('Say', {}, escapeXml(text)), element('Hangup')) : response(element('Say', {}, escapeXml(text)))
+}
+
+export function hangup(): string {
+  return response(element('Hangup'))
+}
