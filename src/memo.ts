@@ -17,6 +17,11 @@ export class BoundedMemo<K, V> {
     return value !== undefined ? value : this.older.get(key)
   }
 
+  clear(): void {
+    this.recent = new Map()
+    this.older = new Map()
+  }
+
   set(key: K, value: V): void {
     if (this.recent.size >= this.generation) {
       this.older = this.recent

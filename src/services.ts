@@ -5,6 +5,7 @@ import { adminToken, type AdminToken } from './domain/access/admin-token'
 import { keyService, type KeyService } from './domain/access/key-service'
 import { campaignService, type CampaignService } from './domain/campaigns/campaign-service'
 import { dncService, type DncService } from './domain/dnc/dnc-service'
+import { nationalRegistry, type NationalRegistryService } from './domain/dnc/national-registry'
 import { eventLog, type EventLog } from './domain/events/event-log'
 import { leadService, type LeadService } from './domain/leads/lead-service'
 import { callService, type CallService } from './domain/calls/call-service'
@@ -44,6 +45,8 @@ export interface Services {
   readonly keys: KeyService
   readonly campaigns: CampaignService
   readonly dnc: DncService
+  /** The national Do Not Call registry (every organization, both modes). */
+  readonly registry: NationalRegistryService
   readonly events: EventLog
   readonly queues: DialQueues
   readonly leads: LeadService
@@ -103,10 +106,13 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   scheduler.onJobRun((run) => metrics.jobRan(run.name, run.endedAt, run.durationMs, run.ok))
 
   const transaction = stores.transaction
-  const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock })
+  const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock, caches: database.caches })
   const orgs = orgService({ orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId) })
   const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
   const dnc = dncService({ dnc: stores.dnc, clock, transaction })
+  const registry = nationalRegistry({ store: stores.registry, clock })
+  const registryLoadMs = registry.load()
+  if (registry.total > 0) logger.info('dnc_registry_loaded', { numbers: registry.total, duration_ms: Math.round(registryLoadMs) })
   const idempotency = new IdempotencyGuard(stores.idempotency, clock)
   const events = eventLog({ events: stores.events, clock, apiVersion: config.apiVersion })
   const queues = new DialQueues()
@@ -114,9 +120,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const tally = new RequestTally()
   const usage = usageService({ stores, clock, tally })
   // Read by the leads (wait estimates) and forgotten by the dialer as calls end.
-  const handleTimes = new HandleTimes({ calls: stores.calls, clock })
+  const handleTimes = new HandleTimes({ calls: stores.calls, clock, caches: database.caches })
   const leads = leadService({
-    stores, campaigns, dnc, events, queues, scheduler, clock, newLeads,
+    stores, campaigns, dnc, registry, events, queues, scheduler, clock, newLeads,
     calls: callActivity(stores.calls),
     handleTimes,
     spendCap: usage,
@@ -250,6 +256,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     keys,
     campaigns,
     dnc,
+    registry,
     events,
     queues,
     leads,

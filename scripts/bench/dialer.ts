@@ -10,8 +10,9 @@
  * How, part 1 (dialing), in this process:
  * - createServices(loadConfig({ DIALER_DATA_DIR, DIALER_SIM_SPEED, ... }), { autoDial: false })
  *   on a real database file (WAL, synchronous NORMAL, the checkpointer worker: as served), real
- *   clock and timers. One organization, N active campaigns (lines L, one SDR, calling hours
- *   00:00-24:00 so the clock never schedules a lead) through services.campaigns.create.
+ *   timers; the clock shifted to 09:00 New York (dialer-dial.ts) so the calling rules'
+ *   08:00-21:00 window stays open for the run. One organization, N active campaigns (lines L,
+ *   one SDR, calling hours 08:00-21:00) through services.campaigns.create.
  * - The services are closed, the leads written straight into SQLite as queued imports (queue
  *   order = insertion order, spread round-robin over the campaigns; unique New York numbers whose
  *   last two digits are 16-99, so every call takes the simulator's realistic pseudo-random mix of

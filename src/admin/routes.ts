@@ -4,11 +4,13 @@ import { iso } from '../jobs/clock'
 import { listReply } from '../http/paging'
 import { bodyChecksOf, type BodyCheck } from '../http/body-check'
 import { ADMIN_PREFIX, markAdminRoute } from '../http/pipeline'
+import { registryBody } from '../http/registry-upload'
 import type { Services } from '../services'
 import {
   adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, PatchCampaignBody, PatchKeyBody,
   PatchOrgBody, presentAdminCampaign, presentKey, presentOrg, presentRetired, RetireNumberBody,
 } from './model'
+import { presentRegistry, presentRegistryImport } from './registry-model'
 
 const orgParams = t.Object({ id: t.String({ format: 'uuid' }) })
 const keyParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) })
@@ -115,6 +117,13 @@ export const adminRoutes = (s: Services) => {
       body: t.Optional(t.Object({ reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false })),
       detail: detail('Take a lead out of the dialing queue (POST /calls then answers lead_taken_out_of_queue)'),
     })
+
+    // ---- the national Do Not Call registry (docs/dnc-registry.md) ----
+    // The body is the file, streamed (text/plain, up to 256 MB): src/http/registry-upload.ts.
+    .post('/dnc_registry', async ({ request }) => ({ data: presentRegistryImport(await s.registry.import(registryBody(request))) }), {
+      detail: detail('Import the national Do Not Call registry file (replaces the list)'),
+    })
+    .get('/dnc_registry', () => ({ data: presentRegistry(s.registry.summary()) }), { detail: detail('The national registry in use: size and import time') })
 
     // ---- periodic jobs ----
     .get('/jobs', () => ({ data: s.scheduler.jobNames().map((name) => ({ name })) }), { detail: detail('List periodic jobs') })

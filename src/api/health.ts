@@ -16,14 +16,13 @@ const modeOf = (livemode: boolean) => (livemode ? 'live' : 'test')
  * exist), never by request input.
  */
 function scrapeGauges(s: Services): Gauge[] {
-  const sqlite = s.database.sqlite
   const queues = s.queues.nonEmpty().map(({ campaignId, livemode }) => ({
     labels: { campaign_id: campaignId, mode: modeOf(livemode) },
     value: s.queues.size(campaignId, livemode),
   }))
   // Lines: every active campaign (each mode has the campaign's number of lines of its own),
   // and any other campaign while a call of it is still up.
-  const active = sqlite.query<{ id: string; lines: number }, []>("SELECT id, lines FROM campaigns WHERE status = 'active' ORDER BY id").all()
+  const active = s.stores.campaigns.activeLines()
   const inUse = new Map<string, number>()
   for (const slot of s.dialer.linesInUse()) inUse.set(`${slot.campaignId}:${modeOf(slot.livemode)}`, slot.inUse)
   const linesInUse: Gauge['samples'] = []
@@ -40,11 +39,7 @@ function scrapeGauges(s: Services): Gauge[] {
     linesInUse.push({ labels: { campaign_id: key.slice(0, at), mode: key.slice(at + 1) }, value })
   }
   // Every endpoint, 0 included: a series that vanished would read as "no data", not "no backlog".
-  const backlog = sqlite.query<{ id: string; n: number }, []>(
-    `SELECT e.id AS id, count(d.id) AS n FROM webhook_endpoints e
-     LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id AND d.status IN ('pending', 'failed')
-     GROUP BY e.id ORDER BY e.id`,
-  ).all()
+  const backlog = s.stores.webhooks.backlogByEndpoint()
   let walBytes = 0
   if (s.config.databasePath !== ':memory:') {
     try {

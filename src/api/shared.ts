@@ -8,8 +8,8 @@ export const dataOf = <T extends TSchema>(schema: T) => t.Object({ data: schema 
 /** `{ data: [object], meta }`, the list envelope. */
 export const listOf = <T extends TSchema>(schema: T) => t.Object({ data: t.Array(schema), meta: ListMetaSchema })
 
-export const DateTime = t.String({ format: 'date-time' })
-export const Uuid = t.String({ format: 'uuid' })
+// One definition with the domain's reply shapes (src/domain/shapes.ts).
+export { DateTime, Uuid } from '../domain/shapes'
 
 /** Body objects refuse fields they do not know (400 invalid_request naming the field). */
 export const strict = { additionalProperties: false } as const

@@ -3,6 +3,7 @@
  * service over HTTP (one process owns the database), with the admin token from --token or
  * DIALER_ADMIN_TOKEN. Exit codes: src/cli/cli-error.ts.
  */
+import { accessSync, constants, statSync } from 'node:fs'
 import { COMMANDS, objectNoun, resources, type Command, type FieldKind } from './admin-commands'
 import { adminUsage, closest, commandUsage, resourceUsage, synopsis } from './admin-help'
 import { CliError, EXIT } from './cli-error'
@@ -18,6 +19,8 @@ export interface ParsedAdmin {
   method: string
   path: string
   body: Record<string, unknown> | undefined
+  /** A file sent as the body instead (`registry import FILE`), with its content type. */
+  upload?: { file: string; contentType: string }
 }
 
 /** A parsed command line: help to print, or a request with what a 404 would be "no ... of". */
@@ -113,8 +116,14 @@ export function parseAdmin(args: string[]): AdminInvocation {
     path = path.replace(':org', encodeURIComponent(org))
     if (noun) object = { noun, id: org }
   }
+  let upload: ParsedAdmin['upload']
+  if (command.upload) {
+    const file = positional.shift()
+    if (!file) throw new CliError(`dialer admin ${name} needs ${command.arg}`, EXIT.usage, usage)
+    upload = { file, contentType: command.upload }
+  }
   if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}" for dialer admin ${name}`, EXIT.usage, usage)
-  const request = toRequest(command, path, flags)
+  const request = upload ? { method: command.method, path, body: undefined, upload } : toRequest(command, path, flags)
   const missing = (command.required ?? []).filter((field) => !flags.has(field))
   if (missing.length > 0) throw new CliError(`${missing.map((f) => `--${kebab(f)}`).join(' and ')} required for dialer admin ${name}`, EXIT.usage, usage)
   return { kind: 'request', name, request, object, connection }
@@ -201,6 +210,20 @@ function unreachable(error: unknown, connection: Connection): CliError {
   return new CliError(`cannot reach the service at ${connection.url}: ${why}`, EXIT.unreachable, hint)
 }
 
+/** The file to stream as the body (Bun sends it with its length, without reading it into memory). */
+function uploadBody(file: string): Blob {
+  let isFile = false
+  try {
+    isFile = statSync(file).isFile()
+    if (isFile) accessSync(file, constants.R_OK)
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    throw new CliError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(error)}`)
+  }
+  if (!isFile) throw new CliError(`cannot read ${file}: not a file`)
+  return Bun.file(file)
+}
+
 /** Runs one `dialer admin ...` command line; returns the exit code. Usage errors are thrown as CliError. */
 export async function adminMain(args: string[], env: Record<string, string | undefined>, io: AdminIo = consoleIo): Promise<number> {
   const parsed = parseAdmin(args)
@@ -213,13 +236,14 @@ export async function adminMain(args: string[], env: Record<string, string | und
     throw new CliError('no admin token: set DIALER_ADMIN_TOKEN or pass --token', EXIT.usage, 'The service prints one on first start; `dialer admin-token reset` mints a new one.')
   }
   const { request } = parsed
+  const body = request.upload ? uploadBody(request.upload.file) : request.body ? JSON.stringify(request.body) : undefined
   let response: Response
   let text: string
   try {
     response = await fetch(`${connection.url}/api/v1/admin${request.path}`, {
       method: request.method,
-      headers: { authorization: `Bearer ${connection.token}`, 'content-type': 'application/json' },
-      body: request.body ? JSON.stringify(request.body) : undefined,
+      headers: { authorization: `Bearer ${connection.token}`, 'content-type': request.upload?.contentType ?? 'application/json' },
+      body,
       signal: AbortSignal.timeout(connection.timeoutMs),
     })
     text = await response.text()

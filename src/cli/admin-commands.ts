@@ -19,6 +19,8 @@ export interface Command {
   query?: string[]
   /** Flags the command cannot do without (checked before sending). */
   required?: string[]
+  /** The positional argument (`arg`) is a file, streamed as the body with this content type. */
+  upload?: string
   note?: string
   example: string
 }
@@ -84,6 +86,12 @@ export const COMMANDS: Record<string, Command> = {
   },
   'job list': { method: 'GET', path: '/jobs', summary: 'List the periodic jobs.', example: 'dialer admin job list' },
   'job run': { method: 'POST', path: '/jobs/:id/run', arg: 'JOB_NAME', summary: 'Run a periodic job now.', example: 'dialer admin job run retention_purge' },
+  'registry import': {
+    method: 'POST', path: '/dnc_registry', arg: 'FILE', upload: 'text/plain', summary: 'Load the national Do Not Call registry file (replaces the list).',
+    note: 'One 10-digit number per line, as the FTC download gives it; bad lines are skipped and listed in `rejected`. Raise --timeout for a very large file.',
+    example: 'dialer admin registry import /var/tmp/dnc-2026-01.txt',
+  },
+  'registry show': { method: 'GET', path: '/dnc_registry', summary: 'Show the national registry in use: how many numbers, imported when.', example: 'dialer admin registry show' },
   'clock get': { method: 'GET', path: '/clock', summary: 'Read the fake clock.', note: 'Only with DIALER_FAKE_CLOCK=1.', example: 'dialer admin clock get' },
   'clock advance': {
     method: 'POST', path: '/clock', fields: { advance_seconds: 'number', now: 'string' }, summary: 'Move the fake clock forward, running what comes due.',
@@ -117,7 +125,7 @@ export const FLAG_NOTES: Record<string, string> = {
   requires_consent: 'refuse leads without consent',
   call_now_default: 'new leads are called at once unless they say otherwise',
   late_minutes: 'minutes a lead may wait before it counts as late',
-  calling_hours: 'e.g. {"start":"09:00","end":"20:00"}, the lead\'s local time',
+  calling_hours: 'e.g. {"start":"09:00","end":"20:00"}, the lead\'s local time, within 08:00-21:00',
   max_attempts: 'call attempts per lead',
   retry_minutes: 'minutes between attempts',
   duplicate_window_hours: 'hours in which a resent lead is a duplicate, not queued again',

@@ -191,5 +191,27 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE INDEX `events_org_list` ON `events` (`org_id`,`livemode`);",
       "\nCREATE INDEX `events_object` ON `events` (`object_id`);"
     ]
+  },
+  {
+    "tag": "0013_serious_marvel_zombies",
+    "folderMillis": 1795469661304,
+    "hash": "0c4e031de8bf4892b2dd0629927b30b9a639f7f92f0df0edde8f14917fbddf89",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `dnc_registry_areas` (\n\t`area_code` integer PRIMARY KEY NOT NULL,\n\t`numbers` integer NOT NULL,\n\t`subscribers` blob NOT NULL\n);\n",
+      "\nCREATE TABLE `dnc_registry_imports` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`imported_at` integer NOT NULL,\n\t`total` integer NOT NULL,\n\t`lines` integer NOT NULL,\n\t`rejected` integer NOT NULL,\n\t`duplicates` integer NOT NULL\n);\n"
+    ]
+  },
+  {
+    "tag": "0014_swift_spyke",
+    "folderMillis": 1795469689246,
+    "hash": "600519e22ddcb3c866012f37eccc7f4eb8fe3166fba15a79d5c2b3b156b5fc5f",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `dial_decisions` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`livemode` integer NOT NULL,\n\t`lead_id` text NOT NULL,\n\t`at` integer NOT NULL,\n\t`rule_id` text,\n\t`outcome` text NOT NULL,\n\t`until` integer,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`lead_id`) REFERENCES `leads`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `dial_decisions_lead` ON `dial_decisions` (`lead_id`,`at`,`id`);",
+      "\nALTER TABLE `leads` ADD `consent_recorded_at` integer;",
+      "\nALTER TABLE `leads` ADD `consent_sha256` text;"
+    ]
   }
 ]

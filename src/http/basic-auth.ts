@@ -1,3 +1,4 @@
+import { describeCache, registerPureMemo } from '../cache-registry'
 import { BoundedMemo } from '../memo'
 
 export interface BasicCredentials {
@@ -9,6 +10,14 @@ export interface BasicCredentials {
 // more than the rest of authentication, so recent headers keep their decoded form. Bounded:
 // made-up headers push out the oldest. The secret is still checked against the key each time.
 const memo = new BoundedMemo<string, BasicCredentials | null>(10_000)
+registerPureMemo(describeCache({
+  name: 'basic-auth-headers',
+  holds: 'decoded Authorization headers (key id and secret, or unreadable) by header text',
+  bound: '10,000 to 20,000 headers (two generations)',
+  clearedBy: 'nothing (pure); made-up headers push out the oldest generation',
+  gain: '0.01 vs 1.2–1.4 µs a request',
+  source: 'pure',
+}), () => memo.clear())
 
 /** Key ID and secret from an `Authorization: Basic ...` header, or null when there is none to read. */
 export function readBasicCredentials(header: string | null): BasicCredentials | null {

@@ -7,6 +7,7 @@ import { toApiError } from './errors'
 import { MAX_BODY_BYTES, tooLarge } from './gateway'
 import { fingerprintOf, readIdempotencyKey, replayBody } from './idempotency'
 import { JSON_LIMITS, jsonShape } from './json-depth'
+import { REGISTRY_BODY, isRegistryUpload } from './registry-upload'
 import { stateOf } from './request-state'
 
 export { ADMIN_PREFIX, EXTERNAL_PREFIX, OPENAPI_PATH } from './gateway'
@@ -135,6 +136,9 @@ export function requestPipeline(s: Services) {
       if ((context as unknown as { path: string }).path !== state.pathname) throw new ApiError('invalid_request', 'The request path could not be read.')
     })
     .onParse({ as: 'global' }, async ({ request }) => {
+      // The registry file is left unread: its route streams it (registry-upload.ts).
+      const state = stateOf(request)
+      if (state && isRegistryUpload(request.method, state.pathname)) return REGISTRY_BODY
       const text = await readCappedText(request)
       // Every body is JSON, whatever its Content-Type (no route takes CSV): a text body let
       // Elysia read a deep array past the shape check below.

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { basic, scratchDir } from '../harness'
+import { daytimeStart, startClock, type RunningClock } from '../process/daytime-clock'
 import { serviceCommand } from '../process/spawn-service'
 import { launchChromium } from './launch'
 
@@ -36,6 +37,7 @@ let receiver: ReturnType<typeof Bun.serve> | null = null
 let browser: Browser | null = null
 let page: Page
 let base = ''
+let clock: RunningClock | null = null
 let serverOutput = ''
 const outside: string[] = []
 const seeded = { campaign: '', lead: '', call: '', event: '', endpoint: '', dncPhone: '+14155552671', keyId: '', secret: '' }
@@ -67,6 +69,9 @@ async function startService(): Promise<void> {
       DIALER_LOG_REQUESTS: '0',
       // Every reply the page gets must also match its documented schema.
       DIALER_CHECK_REPLIES: '1',
+      // The calling rules (issue 17) dial the seeded New York lead only in its daytime: the
+      // fake clock runs at real speed from now or the next hour it is daytime there.
+      DIALER_FAKE_CLOCK: '1',
     },
     stdout: 'pipe',
     stderr: 'pipe',
@@ -89,6 +94,7 @@ async function startService(): Promise<void> {
     }
   })()
   base = /listening on (http:\/\/\S+)/.exec(serverOutput)![1]!
+  clock = await startClock(base, ADMIN, daytimeStart(Date.now(), ['America/New_York']))
 }
 
 async function call(method: string, url: string, authorization: string, body?: unknown): Promise<any> {
@@ -111,8 +117,8 @@ async function seed(): Promise<void> {
     name: 'Spring roofs',
     status: 'active',
     sdrs: [{ name: 'Alex Rivera' }],
-    // Open all day, so the seeded lead is dialed whatever the hour.
-    calling_hours: { start: '00:00', end: '24:00' },
+    // The widest window the federal floor allows; the fake clock is in it (startService).
+    calling_hours: { start: '08:00', end: '21:00' },
   })
   seeded.campaign = campaign.data.id
   // Every permission (the default). A roomy rate so seeding and polling never meet a 429.
@@ -157,6 +163,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
+  await clock?.stop()
   server?.kill('SIGKILL')
   receiver?.stop(true)
   work.remove()

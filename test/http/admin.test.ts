@@ -454,6 +454,11 @@ describe('campaigns (admin)', () => {
     [{ start: '08:00', end: '8pm' }, 'calling_hours.end'],
     [{ start: '21:00', end: '08:00' }, 'calling_hours'],
     [{ start: '09:00', end: '09:00' }, 'calling_hours'],
+    // The federal floor, 08:00-21:00 (issue 17): not configurable away.
+    [{ start: '00:00', end: '24:00' }, 'calling_hours.start'],
+    [{ start: '07:59', end: '20:00' }, 'calling_hours.start'],
+    [{ start: '08:00', end: '21:01' }, 'calling_hours.end'],
+    [{ start: '09:00', end: '24:00' }, 'calling_hours.end'],
   ])('calling_hours %j is 400 param %s', async (calling_hours, param) => {
     const r = await h.admin('POST', `/orgs/${w.orgId}/campaigns`, { name: 'Hours', calling_hours })
     expectError(r, 400, 'invalid_request', param)

@@ -340,6 +340,10 @@ const SECURITY: Record<string, Security> = {
     untouched: leadNotAdded,
   },
   'GET /leads/:id': byId(() => ({ path: `/leads/${o.lead}` }), success(200, (data) => expect(data.id).toBe(o.lead))),
+  'GET /leads/:id/contactability': byId(
+    () => ({ path: `/leads/${o.lead}/contactability` }),
+    success(200, (data) => expect({ lead_id: data.lead_id, livemode: data.livemode }).toEqual({ lead_id: o.lead, livemode: true })),
+  ),
   'GET /leads': {
     request: () => ({ path: '/leads?limit=100' }),
     otherOrg: all(without(() => [o.lead]), alsoAsks('GET', () => `/leads?external_id=${LEAD_EXTERNAL_ID}`, notFound())),

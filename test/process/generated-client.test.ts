@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { scratchDir } from '../harness'
 import { generateClientTypes } from '../client/generate'
+import { daytimeStart, startClock, type RunningClock } from './daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -15,6 +16,10 @@ setDefaultTimeout(60_000)
  * it) against it, and the program walks the API of the running service: the compiled binary
  * when CI set DIALER_TEST_BINARY, else `bun run src/main.ts`. A document change that breaks a
  * generated client fails here.
+ *
+ * The calling rules (issue 17) dial the walk's Chicago lead only in its daytime (and it looks at
+ * New York numbers too), so the service runs on the fake clock, moved at real speed from now or
+ * the next hour both zones are in daytime.
  */
 
 const ADMIN = 'generated-client-admin-token-0123456789'
@@ -24,6 +29,7 @@ const work = scratchDir('dialer-client-')
 
 let server: ServiceProcess | null = null
 let base = ''
+let clock: RunningClock | null = null
 
 beforeAll(async () => {
   const command = serviceCommand(work.path)
@@ -39,13 +45,16 @@ beforeAll(async () => {
       DIALER_CHECK_REPLIES: '1',
       // Scenario 09 (answered, hung up at 12 s) ends in well under a second.
       DIALER_SIM_SPEED: '30',
+      DIALER_FAKE_CLOCK: '1',
     },
   })
   server = started.proc
   base = started.base
+  clock = await startClock(base, ADMIN, daytimeStart(Date.now(), ['America/Chicago', 'America/New_York']))
 }, 60_000)
 
-afterAll(() => {
+afterAll(async () => {
+  await clock?.stop()
   server?.kill('SIGKILL')
   work.remove()
 })
@@ -83,7 +92,7 @@ describe('a client generated from the published OpenAPI document', () => {
   test('the client walks every resource against the running service', async () => {
     const org = await admin('POST', '/orgs', { name: 'Generated Client Org', plan_requests_per_minute: 100000 })
     const campaign = await admin('POST', `/orgs/${org.data.id}/campaigns`, {
-      name: 'Client walk', status: 'active', sdrs: [{ name: 'Alex Rivera' }], lines: 4, calling_hours: { start: '00:00', end: '24:00' },
+      name: 'Client walk', status: 'active', sdrs: [{ name: 'Alex Rivera' }], lines: 4, calling_hours: { start: '08:00', end: '21:00' },
     })
     // A key made with the default permissions holds all of them.
     const key = await admin('POST', `/orgs/${org.data.id}/keys`, { name: 'walk', mode: 'live', requests_per_minute: 100000, burst: 10000 })

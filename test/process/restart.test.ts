@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
+import { startClock, type RunningClock } from './daytime-clock'
 import { spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -10,6 +11,12 @@ setDefaultTimeout(60_000)
 // Restart safety: the service process is killed (SIGKILL) while three calls are up. On the
 // next boot those calls must be closed as failed, with a note and call.completed, and their
 // leads must leave dialing/on_call (a retry is scheduled); the lines must be free again.
+//
+// The calling rules (issue 17) dial a New York number only between 08:00 and 21:00 there, so
+// the service runs on the fake clock (DIALER_FAKE_CLOCK=1), moved at real speed from the
+// instant it boots at (Monday 10:00 in New York). The fake clock is not kept across a restart:
+// the second process boots at that same instant again, closes the cut calls there, and is then
+// moved on from where the first one stopped.
 const ADMIN = 'restart-test-admin-token-0123456789'
 const root = join(import.meta.dir, '../..')
 const work = scratchDir('dialer-restart-')
@@ -26,11 +33,13 @@ const procs: ServiceProcess[] = []
 async function startServer(): Promise<{ proc: ServiceProcess; base: string }> {
   const started = await spawnService({
     command: [process.execPath, 'run', join(root, 'src/main.ts')], dataDir, cwd: work.path,
-    env: { ...process.env, DIALER_ADMIN_TOKEN: ADMIN, DIALER_SIM_SPEED: '2', DIALER_LOG_REQUESTS: '0' } as Record<string, string>,
+    env: { ...process.env, DIALER_ADMIN_TOKEN: ADMIN, DIALER_SIM_SPEED: '2', DIALER_LOG_REQUESTS: '0', DIALER_FAKE_CLOCK: '1' } as Record<string, string>,
   })
   procs.push(started.proc)
   return started
 }
+
+let clock: RunningClock | null = null
 
 let base = ''
 let auth = ''
@@ -74,13 +83,15 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
 
 beforeAll(async () => {
   ;({ base } = await startServer())
+  clock = await startClock(base, ADMIN)
   const org = await admin('/orgs', { name: 'Restart Org', plan_requests_per_minute: 100_000 })
   const campaign = await admin(`/orgs/${org.id}/campaigns`, {
     name: 'Restart campaign',
     status: 'active',
     lines: 3,
     sdrs: [{ name: 'Alex Rivera' }],
-    calling_hours: { start: '00:00', end: '24:00' },
+    // The widest window the federal floor allows.
+    calling_hours: { start: '08:00', end: '21:00' },
   })
   campaignId = campaign.id
   const key = await admin(`/orgs/${org.id}/keys`, { name: 'live', mode: 'live', requests_per_minute: 100_000, burst: 100_000 })
@@ -88,6 +99,7 @@ beforeAll(async () => {
 }, 30_000)
 
 afterAll(async () => {
+  await clock?.stop()
   for (const proc of procs) if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
   await Promise.all(procs.map((p) => p.exited))
   work.remove()
@@ -116,10 +128,13 @@ describe('restart in the middle of calls', () => {
 
     // Killed without warning: nothing gets to close the calls.
     const first = procs[0]!
+    await clock!.stop()
+    const stoppedAt = clock!.now()
     first.kill('SIGKILL')
     await first.exited
 
     ;({ base } = await startServer())
+    clock = await startClock(base, ADMIN, stoppedAt)
     const after = await listCalls()
     expect(after.map((c) => c.id).sort()).toEqual(callIds)
     for (const call of after) {
@@ -127,6 +142,9 @@ describe('restart in the middle of calls', () => {
       expect(call.outcome).toBe('failed')
       expect(call.note).toBe(NOTE)
       expect(call.ended).not.toBeNull()
+      // The second process's clock boots behind the first's: a call never ends before it began.
+      expect(Date.parse(call.ended)).toBeGreaterThanOrEqual(Date.parse(call.answered ?? call.started))
+      expect(call.duration_seconds ?? 0).toBeGreaterThanOrEqual(0)
     }
     for (const id of leadIds) {
       const lead = (await api('GET', `/leads/${id}`)).body.data
@@ -142,6 +160,7 @@ describe('restart in the middle of calls', () => {
 
     // Stop cleanly, then read the stored rows and events.
     const second = procs[1]!
+    await clock.stop()
     second.kill('SIGTERM')
     expect(await second.exited).toBe(0)
     const db = new Database(DB_FILE, { readonly: true })

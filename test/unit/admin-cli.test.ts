@@ -1,20 +1,12 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { CliError, EXIT, buildAdminRequest, parseAdmin } from '../../src/cli/admin-cli'
+import { buildAdminRequest, parseAdmin } from '../../src/cli/admin-cli'
+import { usageErrorOf } from './cli-usage-error'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
 
 /** The usage error (exit 2) a command line is refused with. */
-function cliError(args: string[]): CliError {
-  try {
-    buildAdminRequest(args)
-  } catch (error) {
-    expect(error).toBeInstanceOf(CliError)
-    expect((error as CliError).exitCode).toBe(EXIT.usage)
-    return error as CliError
-  }
-  throw new Error(`expected a CliError for ${args.join(' ')}`)
-}
+const cliError = usageErrorOf
 
 describe('buildAdminRequest: org', () => {
   test('org create: flags become snake_case JSON fields with numbers, booleans and JSON parsed', () => {

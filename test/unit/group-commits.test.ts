@@ -86,7 +86,8 @@ describe('grouped commits', () => {
     const lost: unknown[] = []
     const { handle, insert, seenOutside } = setUp({ onGroupLost: (error) => lost.push(error) })
     let rollbacks = 0
-    handle.onRollback(() => rollbacks++)
+    const probe = { name: 'probe', holds: '', bound: '', clearedBy: '', gain: '', source: 'database' as const }
+    handle.caches.register(probe, () => rollbacks++)
     handle.transaction(() => insert('gone'))
     const commit = handle.pendingCommit()!
     // What SQLITE_FULL or an I/O error does to an open transaction.

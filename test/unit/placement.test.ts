@@ -1,5 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { placeLead, type PlacementInput } from '../../src/domain/leads/placement'
+import { nextCallableAt } from '../../src/domain/calling-hours/calling-window'
+import { placeLead, type PlacementInput, type RulesAnswer } from '../../src/domain/leads/placement'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -7,7 +8,8 @@ setDefaultTimeout(60_000)
 /**
  * placeLead: where a lead goes now (spec lead status table: held with held_reason, scheduled
  * with scheduled_reason and scheduled_for, else queued; DESIGN.md calling hours "every one of
- * its zones inside the window").
+ * its zones inside the window"). The calling rules come as the engine's verdict; here a
+ * stand-in answers from one window in the lead's zones (the engine has tests of its own).
  */
 
 const at = (iso: string): number => {
@@ -22,18 +24,29 @@ const NOW = at('2026-01-05T15:00:00.000Z')
 const NEW_YORK = ['America/New_York']
 const LOS_ANGELES = ['America/Los_Angeles']
 
-type Campaign = PlacementInput['campaign']
+type Campaign = PlacementInput['campaign'] & { callingHoursStart: string; callingHoursEnd: string }
 const ACTIVE: Campaign = { status: 'active', callingHoursStart: '08:00', callingHoursEnd: '21:00', cooldownHours: 0 }
 
-function input(overrides: Partial<PlacementInput> = {}, campaign: Partial<Campaign> = {}): PlacementInput {
+/** The verdict of a single window in every zone (what the engine answers for a lead with no state rules). */
+function windowRules(zones: readonly string[], campaign: Campaign, now: number): () => RulesAnswer {
+  return () => {
+    const opens = nextCallableAt(zones, { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, now)
+    return opens === now ? { allowed: true, nextAllowedAt: now, reason: null } : { allowed: false, nextAllowedAt: opens, reason: 'outside_calling_hours' }
+  }
+}
+
+function input(overrides: Partial<PlacementInput> & { zones?: readonly string[] } = {}, campaign: Partial<Campaign> = {}): PlacementInput {
+  const { zones = NEW_YORK, ...rest } = overrides
+  const c = { ...ACTIVE, ...campaign }
+  const now = rest.now ?? NOW
   return {
-    campaign: { ...ACTIVE, ...campaign },
-    zones: NEW_YORK,
-    now: NOW,
+    campaign: c,
+    now,
     lastContactAt: null,
     notBefore: null,
     spendCapReached: false,
-    ...overrides,
+    rules: windowRules(zones, c, now),
+    ...rest,
   }
 }
 
@@ -131,6 +144,36 @@ describe('scheduled', () => {
       dueAt: at('2026-01-05T16:00:00.000Z'),
       reason: 'outside_calling_hours',
     })
+  })
+})
+
+describe('the calling rules decide last', () => {
+  const blocked = (answer: RulesAnswer) => input({ rules: () => answer })
+
+  test('a cap: scheduled recent_contact_cooldown at the next allowed instant', () => {
+    expect(placeLead(blocked({ allowed: false, nextAllowedAt: NOW + 5 * HOUR, reason: 'recent_contact_cooldown' }))).toEqual({
+      status: 'scheduled', dueAt: NOW + 5 * HOUR, reason: 'recent_contact_cooldown',
+    })
+  })
+
+  test('no allowed instant within the horizon: looked at again a day later', () => {
+    expect(placeLead(blocked({ allowed: false, nextAllowedAt: null, reason: 'outside_calling_hours' }))).toEqual({
+      status: 'scheduled', dueAt: NOW + 24 * HOUR, reason: 'outside_calling_hours',
+    })
+  })
+
+  test('the rules are not asked when something before them decides', () => {
+    let asked = 0
+    const rules = () => {
+      asked++
+      return { allowed: true, nextAllowedAt: NOW, reason: null }
+    }
+    placeLead(input({ rules }, { status: 'paused' }))
+    placeLead(input({ rules, notBefore: { at: NOW + HOUR, reason: 'retry_after_outcome' } }))
+    placeLead(input({ rules, lastContactAt: NOW - 60_000 }, { cooldownHours: 2 }))
+    expect(asked).toBe(0)
+    expect(placeLead(input({ rules }))).toEqual({ status: 'queued' })
+    expect(asked).toBe(1)
   })
 })
 

@@ -1,32 +1,9 @@
 import { t } from 'elysia'
 import { DateTime, strict, Uuid } from '../shared'
 
-const Person = t.Object({ id: t.String(), name: t.String() })
-
-export const Call = t.Object({
-  id: Uuid,
-  object: t.Literal('call'),
-  livemode: t.Boolean(),
-  lead: t.Nullable(t.Object({ id: Uuid, external_id: t.Nullable(t.String()), name: t.Nullable(t.String()), phone: t.Nullable(t.String()) })),
-  campaign_id: t.Nullable(Uuid),
-  direction: t.Union([t.Literal('outbound'), t.Literal('inbound')]),
-  status: t.Union([t.Literal('ringing'), t.Literal('in_progress'), t.Literal('ended')]),
-  outcome: t.Nullable(t.String()),
-  outcome_label: t.Nullable(t.String()),
-  note: t.Nullable(t.String()),
-  duration_seconds: t.Nullable(t.Integer()),
-  started: DateTime,
-  answered: t.Nullable(DateTime),
-  ended: t.Nullable(DateTime),
-  updated: DateTime,
-  handled_by: t.Object({ id: t.Nullable(t.String()), name: t.String(), role: t.Union([t.Literal('sdr'), t.Literal('closer'), t.Literal('ai')]) }),
-  owner: t.Nullable(Person),
-  tth_seconds: t.Nullable(t.Number()),
-  callback_at: t.Nullable(DateTime),
-  recording_available: t.Boolean(),
-  transcript_available: t.Boolean(),
-  started_by: t.Object({ type: t.Union([t.Literal('dialer'), t.Literal('api'), t.Literal('person')]), api_key_id: t.Nullable(t.String()) }),
-})
+// The reply shapes the domain builds live with it (one model each; see docs/architecture.md).
+export { Call } from '../../domain/calls/call-shape'
+export { CallNowReply } from '../../domain/leads/lead-shape'
 
 export const OutcomeQuery = t.Union(
   [
@@ -45,20 +22,6 @@ export const CallNowBody = t.Object(
   },
   strict,
 )
-
-export const CallNowReply = t.Object({
-  lead_id: Uuid,
-  external_id: t.Nullable(t.String()),
-  campaign_id: Uuid,
-  status: t.Union([t.Literal('dialing'), t.Literal('queued'), t.Literal('scheduled'), t.Literal('held')]),
-  place_in_line: t.Nullable(t.Integer()),
-  estimated_wait_seconds: t.Nullable(t.Integer()),
-  scheduled_for: t.Nullable(DateTime),
-  scheduled_reason: t.Nullable(t.String()),
-  held_reason: t.Nullable(t.String()),
-  calls_left_today: t.Integer(),
-  livemode: t.Boolean(),
-})
 
 export const RecordingLink = t.Object({ url: t.String({ format: 'uri' }), expires_at: DateTime, livemode: t.Boolean() })
 

@@ -1,7 +1,6 @@
 import type { TObject } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { EventType } from '../../domain/events/event-log'
-import { Lead } from '../leads/model'
 import { DateTime } from '../shared'
 
 /** The envelope of every event, as GET /events lists it and a webhook receives it (spec "Events"). */
@@ -15,10 +14,8 @@ export const Event = t.Object({
   sample: t.Optional(t.Literal(true, { description: "present (true) only on a 'Send test event' sample" })),
 })
 
-/** A lead inside an event: as GET /leads/{id} returns it, without `livemode` in a live event. */
-export const EventLead = t.Composite([t.Omit(Lead, ['livemode']), t.Object({ livemode: t.Optional(t.Literal(false)) })], {
-  description: '`place_in_line` and `estimated_wait_seconds` are null in lead events; `livemode` is present (false) only in test events',
-})
+/** A lead inside an event (the domain builds it: src/domain/leads/lead-shape.ts). */
+export { EventLead } from '../../domain/leads/lead-shape'
 
 const Offered = t.Object({ id: t.String(), name: t.String(), role: t.Union([t.Literal('sdr'), t.Literal('closer')]) })
 

@@ -1,7 +1,10 @@
 import { t } from 'elysia'
-import type { ApiLead } from '../../domain/leads/lead-view'
 import { MAX_CUSTOM_FIELDS } from '../../domain/leads/lead-input'
+import { BatchResult, leadProperties, type Lead } from '../../domain/leads/lead-shape'
 import { DateTime, strict, Uuid } from '../shared'
+
+// The reply shapes the domain builds live with it (one model each; see docs/architecture.md).
+export { IntakeReply, Lead, LeadStatus, OptedOutLead } from '../../domain/leads/lead-shape'
 
 // Spec "Limits" field lengths.
 export const Consent = t.Object(
@@ -75,61 +78,8 @@ export const PatchLeadBody = t.Object(
 
 export const OptOutBody = t.Optional(t.Object({ reason: t.Optional(t.String({ maxLength: 500 })) }, strict))
 
-// Literals written out: t.UnionEnum would give the query parameter a default ('new').
-export const LeadStatus = t.Union(
-  [
-    t.Literal('new'), t.Literal('queued'), t.Literal('scheduled'), t.Literal('held'), t.Literal('dialing'),
-    t.Literal('on_call'), t.Literal('callback_scheduled'), t.Literal('done'), t.Literal('out_of_queue'),
-  ],
-  { 'x-param': 'status' },
-)
-
-const Person = t.Object({ id: t.String(), name: t.String() })
-
-export const LeadCallSummary = t.Object({
-  id: t.String(),
-  started: DateTime,
-  outcome: t.Nullable(t.String()),
-  outcome_label: t.Nullable(t.String()),
-  duration_seconds: t.Nullable(t.Integer()),
-})
-
-const leadObject = {
-  id: Uuid,
-  external_id: t.Nullable(t.String()),
-  campaign_id: Uuid,
-  name: t.Nullable(t.String()),
-  phone: t.String(),
-  email: t.Nullable(t.String()),
-  address: t.Nullable(t.String()),
-  fields: t.Record(t.String(), t.String()),
-  consent: t.Nullable(t.Object({}, { additionalProperties: true })),
-  lead_source: t.Nullable(t.String()),
-  owner: t.Nullable(Person),
-  created: DateTime,
-  updated: DateTime,
-  status: LeadStatus,
-  call_now: t.Boolean(),
-  place_in_line: t.Nullable(t.Integer()),
-  estimated_wait_seconds: t.Nullable(t.Integer()),
-  scheduled_for: t.Nullable(DateTime),
-  scheduled_reason: t.Nullable(t.String()),
-  held_reason: t.Nullable(t.String()),
-  callback_at: t.Nullable(DateTime),
-  late: t.Boolean(),
-  attempts: t.Integer(),
-  last_outcome: t.Nullable(t.String()),
-  last_outcome_label: t.Nullable(t.String()),
-  next_dial_at: t.Nullable(DateTime),
-  calls: t.Array(LeadCallSummary),
-  livemode: t.Boolean(),
-}
-
-export const Lead = t.Object(leadObject)
-export const OptedOutLead = t.Object({ ...leadObject, call_in_progress: t.Boolean() })
-
 /** GET /campaigns/{id}/leads: the older shape, camelCase for five fields, the rest as Lead. */
-const { external_id: _e, campaign_id: _c, fields: _f, created: _cr, updated: _u, ...rest } = leadObject
+const { external_id: _e, campaign_id: _c, fields: _f, created: _cr, updated: _u, ...rest } = leadProperties
 export const LegacyLead = t.Object({
   ...rest,
   externalId: t.Nullable(t.String()),
@@ -139,39 +89,15 @@ export const LegacyLead = t.Object({
   updatedAt: DateTime,
 })
 
-export function legacyLead(view: ApiLead) {
+export function legacyLead(view: Lead) {
   const { external_id, campaign_id, fields, created, updated, ...others } = view
   return { ...others, externalId: external_id, campaignId: campaign_id, customFields: fields, createdAt: created, updatedAt: updated }
 }
-
-export const IntakeReply = t.Object({
-  id: t.Nullable(Uuid),
-  external_id: t.Nullable(t.String()),
-  status: t.Union([t.Literal('dialing'), t.Literal('queued'), t.Literal('scheduled'), t.Literal('held')]),
-  call_now: t.Boolean(),
-  place_in_line: t.Nullable(t.Integer()),
-  estimated_wait_seconds: t.Nullable(t.Integer()),
-  scheduled_for: t.Nullable(DateTime),
-  scheduled_reason: t.Nullable(t.String()),
-  held_reason: t.Nullable(t.String()),
-  dry_run: t.Boolean(),
-  requeued: t.Optional(t.Literal(true)),
-  livemode: t.Boolean(),
-})
 
 export const BatchReply = t.Object({
   succeeded: t.Integer(),
   failed: t.Integer(),
   dry_run: t.Boolean(),
-  results: t.Array(
-    t.Union([
-      t.Object({ index: t.Integer(), ok: t.Literal(true), lead: IntakeReply }),
-      t.Object({
-        index: t.Integer(),
-        ok: t.Literal(false),
-        error: t.Object({ code: t.String(), message: t.String(), param: t.Nullable(t.String()), lead_id: t.Nullable(t.String()) }),
-      }),
-    ]),
-  ),
+  results: t.Array(BatchResult),
   livemode: t.Boolean(),
 })

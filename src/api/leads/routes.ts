@@ -13,6 +13,7 @@ import {
   BatchBody, BatchLeadItem, BatchReply, CreateLeadBody, IntakeReply, LegacyBatchBody, LegacyCreateBody, LegacyLead,
   LegacyLeadItem, Lead, LeadStatus, legacyLead, OptedOutLead, OptOutBody, PatchLeadBody,
 } from './model'
+import { Contactability } from './contactability-model'
 
 const TAG = 'Leads'
 
@@ -98,6 +99,13 @@ export const leadRoutes = (s: Services) =>
       params: idParams,
       response: { 200: dataOf(Lead) },
       detail: operation(TAG, 'Get a lead', 'leads:read', 'With `place_in_line` (1 = next, 0 = being dialed) and `estimated_wait_seconds` while queued.'),
+    })
+    .get('/leads/:id/contactability', ({ principal, params }) => ({ data: s.leads.contactability(principal, params.id) }), {
+      permission: 'leads:read',
+      params: idParams,
+      response: { 200: dataOf(Contactability) },
+      detail: operation(TAG, 'Why a lead may or may not be called now', 'leads:read',
+        'The calling rules that apply to the lead (from its area code and address), whether they allow a call now, which block it and until when, the calls to its number in the last 24 hours, its last 20 dial decisions and its consent evidence.'),
     })
     .get(
       '/leads',

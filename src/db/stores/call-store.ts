@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { and, eq, isNotNull, isNull, ne } from 'drizzle-orm'
+import { and, count, desc, eq, gt, isNotNull, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { tableCodec } from '../table-codec'
 import { calls, callTranscripts, type TranscriptLine } from '../schema'
@@ -47,13 +47,21 @@ export function callStore(db: Db, sqlite: Database) {
     'SELECT id, external_id, name, phone FROM leads WHERE id = ?',
   )
   const recentForLead = sqlite.query<
-    { id: string; started: number; outcome: string | null; outcome_label: string | null; duration_seconds: number | null },
+    { id: string; started: number; outcome: string | null; outcomeLabel: string | null; durationSeconds: number | null },
     [string, number]
-  >('SELECT id, started, outcome, outcome_label, duration_seconds FROM calls WHERE lead_id = ? ORDER BY id DESC LIMIT ?')
-  const openForLead = sqlite.query<{ one: number }, [string]>("SELECT 1 AS one FROM calls WHERE lead_id = ? AND status != 'ended' LIMIT 1")
-  const runningForKey = sqlite.query<{ n: number }, [string]>(
-    "SELECT count(*) AS n FROM calls WHERE key_id = ? AND status != 'ended'",
+  >(
+    'SELECT id, started, outcome, outcome_label AS outcomeLabel, duration_seconds AS durationSeconds ' +
+      'FROM calls WHERE lead_id = ? ORDER BY id DESC LIMIT ?',
   )
+  const openForLead = sqlite.query<{ one: number }, [string]>("SELECT 1 AS one FROM calls WHERE lead_id = ? AND status != 'ended' LIMIT 1")
+  // Calls store no number: the leads holding it (any campaign) lead to their calls, through
+  // leads_org_phone_campaign and calls_lead.
+  const startsToNumber = sqlite.query<{ started: number }, [string, number, string, number]>(
+    'SELECT c.started AS started FROM leads l JOIN calls c ON c.lead_id = l.id ' +
+      'WHERE l.org_id = ? AND l.livemode = ? AND l.phone = ? AND c.started >= ? ORDER BY c.started',
+  )
+  const runningForKey = db.select({ n: count() }).from(calls)
+    .where(and(eq(calls.keyId, sql.placeholder('keyId')), ne(calls.status, 'ended'))).prepare()
   /** The list filter as SQL over the calls table (columns qualified by `c` when given), with its parameters in order. */
   const whereSql = (f: CallFilter, c = ''): { clause: string; params: (string | number)[] } => {
     const parts = [`${c}org_id = ?`, `${c}livemode = ?`]
@@ -94,6 +102,7 @@ export function callStore(db: Db, sqlite: Database) {
   }
 
   return {
+    // Codec (hot: dialer): 7.4 us vs 109 us with the builder's insert...returning.
     insert(row: NewCall): CallRow {
       return rows.insert(row)
     },
@@ -103,12 +112,15 @@ export function callStore(db: Db, sqlite: Database) {
     transcript(callId: string): TranscriptLine[] {
       return db.select().from(callTranscripts).where(eq(callTranscripts.callId, callId)).get()?.lines ?? []
     },
+    // Codec (hot: every call state change): 4.9 us vs 62 us (2 columns) with the builder's update...returning.
     update(id: string, changes: Partial<NewCall>): CallRow {
       return rows.update('id', id, changes)!
     },
+    // Codec (hot: every call event): 1.9 us vs 5.2 us with a prepared builder select.
     get(id: string): CallRow | undefined {
       return rows.selectOne('id = ?', [id])
     },
+    // Raw (hot: every Call reply): 0.70 us vs 1.46 us with a prepared builder select.
     lead(leadId: string): CallLead | undefined {
       const r = leadOf.get(leadId)
       return r ? { id: r.id, externalId: r.external_id, name: r.name, phone: r.phone } : undefined
@@ -116,6 +128,7 @@ export function callStore(db: Db, sqlite: Database) {
     /**
      * Newest first. Through the codec with SQL written here (cached per filter shape): the
      * query builder and its row mapping cost about 10 us a row, most of a GET /calls page.
+     * Measured: 101 us vs 315 us a page of 50 with the builder's leftJoin.
      */
     list(filter: CallFilter, limit: number): ListedCall[] {
       const { clause, params } = whereSql(filter, 'c.')
@@ -136,6 +149,7 @@ export function callStore(db: Db, sqlite: Database) {
       })
     },
     /** The lead fields of several calls at once, by lead id. */
+    // Raw (hot: list pages): 35 us vs 95 us for 50 ids with the builder's inArray.
     leadsOf(leadIds: readonly string[]): Map<string, CallLead> {
       const unique = [...new Set(leadIds)]
       const found = new Map<string, CallLead>()
@@ -149,6 +163,7 @@ export function callStore(db: Db, sqlite: Database) {
       return found
     },
     /** The deprecated list shape: offset paging with a total. */
+    // Codec and raw (hot: list page): 505 us vs 675 us a page of 50 (and its count) with the builder.
     page(filter: CallFilter & { status?: string }, offset: number, limit: number): { rows: CallRow[]; total: number } {
       const { clause, params } = whereSql(filter)
       const where = filter.status ? `${clause} AND status = ?` : clause
@@ -156,14 +171,24 @@ export function callStore(db: Db, sqlite: Database) {
       const total = sqlite.query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM calls WHERE ${where}`).get(...all)?.n ?? 0
       return { rows: rows.selectAll(where, [...all, limit, offset], 'ORDER BY id DESC LIMIT ? OFFSET ?'), total }
     },
+    // Raw (hot: every Lead reply): 9.4 us vs 12.3 us for 10 calls with a prepared builder select.
     recentForLead(leadId: string, limit = 10) {
       return recentForLead.all(leadId, limit)
     },
+    /**
+     * Start instants (unix ms, oldest first) of every call to `phone` in the organization and
+     * mode since `since`: any campaign, any source (dialer, retry, callback, POST /calls).
+     * What the calling-rules caps count (issue 17).
+     */
+    callStartsToNumber(orgId: string, livemode: boolean, phone: string, since: number): number[] {
+      return startsToNumber.all(orgId, livemode ? 1 : 0, phone, since).map((r) => r.started)
+    },
+    // Raw (hot: lead changes and call-now): 1.8 us vs 4.7 us with a prepared builder select.
     openForLead(leadId: string): boolean {
       return openForLead.get(leadId) !== null
     },
     runningForKey(keyId: string): number {
-      return runningForKey.get(keyId)?.n ?? 0
+      return runningForKey.get({ keyId })?.n ?? 0
     },
     /** Calls not ended (boot recovery). */
     open(): CallRow[] {
@@ -175,11 +200,10 @@ export function callStore(db: Db, sqlite: Database) {
     },
     /** Average duration of the campaign's recent answered calls, seconds (null when none). */
     averageDuration(campaignId: string, livemode: boolean, sample = 50): number | null {
-      const row = sqlite.query<{ avg: number | null }, [string, number, number]>(
-        `SELECT avg(duration_seconds) AS avg FROM (SELECT duration_seconds FROM calls
-         WHERE campaign_id = ? AND livemode = ? AND status = 'ended' AND duration_seconds > 0 ORDER BY id DESC LIMIT ?)`,
-      ).get(campaignId, livemode ? 1 : 0, sample)
-      return row?.avg ?? null
+      const recent = db.select({ seconds: calls.durationSeconds }).from(calls)
+        .where(and(eq(calls.campaignId, campaignId), eq(calls.livemode, livemode), eq(calls.status, 'ended'), gt(calls.durationSeconds, 0)))
+        .orderBy(desc(calls.id)).limit(sample).as('recent')
+      return db.select({ avg: sql<number | null>`avg(${recent.seconds})` }).from(recent).get()?.avg ?? null
     },
   }
 }

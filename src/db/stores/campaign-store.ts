@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../client'
+import { describeCache, type CacheRegistry } from '../../cache-registry'
 import { rowCache } from '../row-cache'
 import { campaigns, retiredNumbers } from '../schema'
 
@@ -8,10 +9,19 @@ export type CampaignRow = typeof campaigns.$inferSelect
 export type NewCampaign = typeof campaigns.$inferInsert
 export type RetiredNumberRow = typeof retiredNumbers.$inferSelect
 
+const CAMPAIGN_ROWS = describeCache({
+  name: 'campaign-rows',
+  holds: 'campaign rows by id, frozen',
+  bound: 'one per campaign',
+  clearedBy: 'an update through the store replaces the row',
+  gain: '0.01–0.05 vs 5.2–7.7 µs a read',
+  source: 'database',
+})
+
 /** Campaign rows are read on nearly every request: cached by id (`rowCache`). */
-export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: () => void) => void) {
+export function campaignStore(db: Db, sqlite: Database, caches: CacheRegistry) {
   const byId = db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare()
-  const cache = rowCache<CampaignRow>(onRollback)
+  const cache = rowCache<CampaignRow>(caches, CAMPAIGN_ROWS)
   const retired = db.select().from(retiredNumbers)
     .where(and(
       eq(retiredNumbers.campaignId, sql.placeholder('campaignId')),
@@ -19,17 +29,12 @@ export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: (
       eq(retiredNumbers.phone, sql.placeholder('phone')),
     )).prepare()
   // Asked for every lead taken in; a bare statement spares Drizzle's row mapping.
+  // Raw (hot: intake): 0.23 us vs 3.0 us with a prepared builder select.
   const isRetired = sqlite.query<{ one: number }, [string, number, string]>(
     'SELECT 1 AS one FROM retired_numbers WHERE campaign_id = ? AND livemode = ? AND phone = ? LIMIT 1',
   )
-  const anyRetired = sqlite.query<{ one: number }, [string, number]>(
-    'SELECT 1 AS one FROM retired_numbers WHERE campaign_id = ? AND livemode = ? LIMIT 1',
-  )
-  // Most campaigns retire no number: those found to have none skip the read per lead. A retire
-  // (or a rollback, which may undo one) forgets what was known.
-  const noneRetired = new Set<string>()
-  onRollback(() => noneRetired.clear())
-  const retiredKey = (campaignId: string, livemode: boolean) => (livemode ? `l${campaignId}` : `t${campaignId}`)
+  // Read for every lead, uncached: a memo of "no number retired" saved 0.25 us a lead, not
+  // worth a retired number dialed if it went stale (docs/architecture.md "Caches").
   return {
     insert(row: NewCampaign): CampaignRow {
       return cache.remember(db.insert(campaigns).values(row).returning().get())!
@@ -51,6 +56,10 @@ export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: (
         ))
         .orderBy(desc(campaigns.id)).limit(limit).all()
     },
+    /** Active campaigns' lines, by id (metrics). */
+    activeLines(): { id: string; lines: number }[] {
+      return db.select({ id: campaigns.id, lines: campaigns.lines }).from(campaigns).where(eq(campaigns.status, 'active')).orderBy(campaigns.id).all()
+    },
     withSpendCap(): CampaignRow[] {
       return db.select().from(campaigns).where(isNotNull(campaigns.spendCapUsd)).all()
     },
@@ -60,15 +69,10 @@ export function campaignStore(db: Db, sqlite: Database, onRollback: (listener: (
         .where(and(eq(campaigns.orgId, orgId), inArray(campaigns.id, [...ids]))).all().map((r) => r.id)
     },
     insertRetired(row: typeof retiredNumbers.$inferInsert): RetiredNumberRow | undefined {
-      noneRetired.delete(retiredKey(row.campaignId, row.livemode))
       return db.insert(retiredNumbers).values(row).onConflictDoNothing().returning().get()
     },
     isRetired(campaignId: string, livemode: boolean, phone: string): boolean {
-      const key = retiredKey(campaignId, livemode)
-      if (noneRetired.has(key)) return false
-      if (isRetired.get(campaignId, livemode ? 1 : 0, phone) !== null) return true
-      if (anyRetired.get(campaignId, livemode ? 1 : 0) === null) noneRetired.add(key)
-      return false
+      return isRetired.get(campaignId, livemode ? 1 : 0, phone) !== null
     },
     findRetired(campaignId: string, livemode: boolean, phone: string): RetiredNumberRow | undefined {
       return retired.get({ campaignId, livemode: livemode ? 1 : 0, phone })

@@ -1,4 +1,4 @@
-import { and, between, desc, eq, inArray, lt, sql } from 'drizzle-orm'
+import { and, between, desc, eq, inArray, lt, max, sql } from 'drizzle-orm'
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../client'
 import { tableCodec } from '../table-codec'
@@ -26,23 +26,23 @@ export function eventStore(db: Db, sqlite: Database) {
     return range ? db.select().from(events).where(and(between(events.seq, range.from, range.to), eq(events.id, id))).get() : undefined
   }
   /** The seq below which every event sorts before `id` (whether or not that event is still stored). */
-  const seqBelow = sqlite.query<{ seq: number }, [number, number, number, string]>(
-    'SELECT coalesce(max(seq) + 1, ?) AS seq FROM events WHERE seq BETWEEN ? AND ? AND id < ?',
-  )
-  const lastSeq = sqlite.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM events')
+  const seqBelow = (id: string, range: { from: number; to: number }): number =>
+    db.select({ seq: sql<number>`coalesce(max(${events.seq}) + 1, ${range.from})` }).from(events)
+      .where(and(between(events.seq, range.from, range.to), lt(events.id, id))).get()!.seq
   return {
+    // Codec (hot: two events a lead at intake): 2.4 us vs 17 us with the builder's insert.
     insert(row: EventRow): void {
       rows.insert(row)
     },
     get: byId,
     /** The largest seq stored (new event keys start after its millisecond). */
     lastSeq(): number | null {
-      return lastSeq.get()?.seq ?? null
+      return db.select({ seq: max(events.seq) }).from(events).get()?.seq ?? null
     },
     /** Newest first. */
     list(filter: EventFilter, limit: number): EventRow[] {
       const after = filter.startingAfter ? seqRangeOf(filter.startingAfter) : null
-      const before = after ? seqBelow.get(after.from, after.from, after.to, filter.startingAfter!)!.seq : undefined
+      const before = after ? seqBelow(filter.startingAfter!, after) : undefined
       return db.select().from(events)
         .where(and(
           eq(events.orgId, filter.orgId),

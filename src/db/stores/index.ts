@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '../client'
 import { callStore } from './call-store'
+import { decisionStore } from './decision-store'
 import { campaignStore } from './campaign-store'
 import { dncStore } from './dnc-store'
 import { eventStore } from './event-store'
@@ -11,6 +12,7 @@ import { settingsStore } from './settings-store'
 import { exportStore } from './export-store'
 import { usageStore } from './usage-store'
 import { webhookStore } from './webhook-store'
+import { registryStore } from './registry-store'
 
 /** Every data-access module over one open database, plus its unit-of-work helper. */
 export function createStores(database: DatabaseHandle) {
@@ -19,19 +21,21 @@ export function createStores(database: DatabaseHandle) {
     transaction: database.transaction,
     afterCommit: database.afterCommit,
     afterDurable: database.afterDurable,
-    onRollback: database.onRollback,
+    caches: database.caches,
     settings: settingsStore(db),
-    orgs: orgStore(db, database.onRollback),
+    orgs: orgStore(db, database.caches),
     keys: keyStore(db),
-    campaigns: campaignStore(db, database.sqlite, database.onRollback),
+    campaigns: campaignStore(db, database.sqlite, database.caches),
     dnc: dncStore(db, database.sqlite),
     idempotency: idempotencyStore(db),
-    leads: leadStore(db, database.sqlite, database.onRollback),
+    leads: leadStore(db, database.sqlite),
     events: eventStore(db, database.sqlite),
     calls: callStore(db, database.sqlite),
+    decisions: decisionStore(db, database.sqlite),
     webhooks: webhookStore(db, database.sqlite),
     usage: usageStore(db, database.sqlite),
     exports: exportStore(db, database.sqlite),
+    registry: registryStore(database.sqlite, database.standalone),
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { and, desc, eq, gte, inArray, like, lte, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, inArray, like, lte, min, or, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { tableCodec } from '../table-codec'
 import { callRequests, campaignCounters, leads, LEAD_STATUSES } from '../schema'
@@ -34,8 +34,9 @@ export interface LeadListFilter {
   startingAfter?: string
 }
 
-export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () => void) => void) {
+export function leadStore(db: Db, sqlite: Database) {
   // Intake and the dialer write leads thousands of times a second: the codec's cached statements.
+  // Measured against the builder's prepared equivalent (docs/architecture.md "Data access").
   const rows = tableCodec(sqlite, leads)
   const waiting = sqlite.query<{ n: number }, [string, number]>(
     'SELECT api_waiting AS n FROM campaign_counters WHERE campaign_id = ? AND livemode = ?',
@@ -45,16 +46,11 @@ export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () =>
   const countWaiting = sqlite.query<unknown, [number, string, number]>(
     'UPDATE campaign_counters SET api_waiting = api_waiting + ? WHERE campaign_id = ? AND livemode = ?',
   )
-  // Intake reads the count for every lead: kept in memory once read, moved with the row in
-  // SQLite, and dropped when a transaction rolls back (this process is the only writer).
-  const waitingCounts = new Map<string, number>()
-  onRollback(() => waitingCounts.clear())
-  const countKey = (campaignId: string, livemode: boolean) => (livemode ? `l${campaignId}` : `t${campaignId}`)
+  // Raw (hot: in insert and update): 0.50 us vs 0.71 us with a prepared builder update.
+  // Intake reads the count for every lead, uncached: a copy in memory saved 0.4 us a lead, not
+  // worth a second count to keep in step (docs/architecture.md "Caches").
   const moveWaiting = (row: Pick<LeadRow, 'campaignId' | 'livemode'>, by: 1 | -1) => {
     countWaiting.run(by, row.campaignId, row.livemode ? 1 : 0)
-    const key = countKey(row.campaignId, row.livemode)
-    const known = waitingCounts.get(key)
-    if (known !== undefined) waitingCounts.set(key, known + by)
   }
   const callRequestsSince = sqlite.query<{ n: number }, [string, number]>(
     'SELECT count(*) AS n FROM call_requests WHERE lead_id = ? AND at > ?',
@@ -62,6 +58,10 @@ export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () =>
   const lastContact = sqlite.query<{ at: number | null }, [string, number, string]>(
     'SELECT max(last_contact_at) AS at FROM leads WHERE org_id = ? AND livemode = ? AND phone = ?',
   )
+  // The IN list as literals: SQLite uses the partial index leads_waiting_due only for those
+  // (bound as parameters it scanned every lead: 1.7 ms rather than 0.6 us).
+  const nextDue = db.select({ at: min(leads.dueAt) }).from(leads)
+    .where(sql`${leads.status} IN ('scheduled', 'callback_scheduled')`).prepare()
   const scoped = (scope: LeadScope) =>
     and(
       eq(leads.orgId, scope.orgId),
@@ -70,12 +70,14 @@ export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () =>
     )
 
   return {
+    // Codec (hot: intake): 8.4 us vs 172 us with the builder's insert...returning.
     insert(row: NewLead): LeadRow {
       const inserted = rows.insert(row)
       if (isWaitingApiLead(inserted)) moveWaiting(inserted, 1)
       return inserted
     },
     /** Changes a lead; `before` is its row as read in this transaction (the waiting count follows its status). */
+    // Codec (hot: dialer): 6.1 us vs 75 us (3 columns) with the builder's update...returning.
     update(before: LeadRow, changes: Partial<NewLead>): LeadRow {
       const after = rows.update('id', before.id, changes)!
       const was = isWaitingApiLead(before)
@@ -83,13 +85,16 @@ export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () =>
       return after
     },
     /** Changes columns that do not move the waiting count (never status or lead_source). */
+    // Codec (hot: dialer), as update.
     annotate(id: string, changes: Omit<Partial<NewLead>, 'status' | 'leadSource' | 'campaignId' | 'livemode'>): void {
       rows.update('id', id, changes)
     },
+    // Codec (hot: every lead read): 4.0 us vs 5.8 us with a prepared builder select.
     get(id: string): LeadRow | undefined {
       return rows.selectOne('id = ?', [id])
     },
     /** An existing lead of the campaign with this external_id (checked first) or phone. */
+    // Codec (hot: intake): 2.8 us vs 18 us with a prepared builder select.
     findDuplicate(campaign: CampaignKey, livemode: boolean, phone: string, externalId: string | null): LeadRow | undefined {
       if (externalId !== null) {
         const byExternal = this.findByExternalIdInCampaign(campaign, livemode, externalId)
@@ -97,6 +102,7 @@ export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () =>
       }
       return rows.selectOne('org_id = ? AND livemode = ? AND phone = ? AND campaign_id = ?', [campaign.orgId, livemode ? 1 : 0, phone, campaign.id])
     },
+    // Codec (hot: intake), as findDuplicate.
     findByExternalIdInCampaign(campaign: CampaignKey, livemode: boolean, externalId: string): LeadRow | undefined {
       return rows.selectOne('org_id = ? AND livemode = ? AND external_id = ? AND campaign_id = ?', [campaign.orgId, livemode ? 1 : 0, externalId, campaign.id])
     },
@@ -153,34 +159,30 @@ export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () =>
         .orderBy(leads.queuedAt, leads.id).all()
     },
     /** Scheduled leads and callbacks whose time has come, oldest due first (partial index leads_waiting_due). */
+    // Codec (hot: the dialer's due sweep, up to 500 rows): 2.8 us vs 15 us per empty sweep with the builder.
     dueWaiting(now: number, limit: number): LeadRow[] {
       return rows.selectAll("status IN ('scheduled', 'callback_scheduled') AND due_at <= ?", [now], 'ORDER BY due_at, id LIMIT ' + Math.floor(limit))
     },
     nextDueAt(): number | null {
-      return sqlite.query<{ at: number | null }, []>(
-        "SELECT min(due_at) AS at FROM leads WHERE status IN ('scheduled', 'callback_scheduled')",
-      ).get()?.at ?? null
+      return nextDue.get()?.at ?? null
     },
     /** Every queued lead in queue order, campaigns interleaved (boot rebuild; read from the covering index `leads_queued`). */
+    // Raw (bulk: boot, every queued lead): 3.4 ms vs 7.1 ms per 3,000 rows with the builder.
     *queuedInOrder(): Generator<{ campaignId: string; livemode: boolean; id: string; queueKey: number }> {
       const rows = sqlite.query<{ campaign_id: string; livemode: number; id: string; queue_key: number }, []>(
         "SELECT campaign_id, livemode, id, queue_key FROM leads WHERE status = 'queued' ORDER BY queue_key, id",
       )
       for (const r of rows.iterate()) yield { campaignId: r.campaign_id, livemode: r.livemode === 1, id: r.id, queueKey: r.queue_key }
     },
+    // Raw (hot: intake): 0.36 us vs 0.78 us with a prepared builder select.
     apiWaiting(campaignId: string, livemode: boolean): number {
-      const key = countKey(campaignId, livemode)
-      let count = waitingCounts.get(key)
-      if (count === undefined) {
-        count = waiting.get(campaignId, livemode ? 1 : 0)?.n ?? 0
-        waitingCounts.set(key, count)
-      }
-      return count
+      return waiting.get(campaignId, livemode ? 1 : 0)?.n ?? 0
     },
     /** Ensures the counter rows exist (campaigns made before the counters migration have them from it). */
     counterRows(campaignId: string): void {
       db.insert(campaignCounters).values([{ campaignId, livemode: true }, { campaignId, livemode: false }]).onConflictDoNothing().run()
     },
+    // Raw (hot: call-now intake check): 0.26 us vs 0.72 us with a prepared builder count.
     callRequestsSince(leadId: string, since: number): number {
       return callRequestsSince.get(leadId, since)?.n ?? 0
     },
@@ -192,6 +194,7 @@ export function leadStore(db: Db, sqlite: Database, onRollback: (listener: () =>
     insertCallRequest(row: typeof callRequests.$inferInsert): void {
       db.insert(callRequests).values(row).run()
     },
+    // Raw (hot: placement with a cooldown): 4.6 us vs 5.4 us with a prepared builder max().
     lastContactAt(orgId: string, livemode: boolean, phone: string): number | null {
       return lastContact.get(orgId, livemode ? 1 : 0, phone)?.at ?? null
     },

@@ -1,15 +1,25 @@
 import { desc, eq, lt, sql } from 'drizzle-orm'
 import type { Db } from '../client'
+import { describeCache, type CacheRegistry } from '../../cache-registry'
 import { rowCache } from '../row-cache'
 import { orgs } from '../schema'
 
 export type OrgRow = typeof orgs.$inferSelect
 export type NewOrg = typeof orgs.$inferInsert
 
+const ORG_ROWS = describeCache({
+  name: 'org-rows',
+  holds: 'organization rows by id, frozen',
+  bound: 'one per organization (rows are few)',
+  clearedBy: 'an update through the store replaces the row',
+  gain: '0.02 vs 3.2–4.0 µs a read',
+  source: 'database',
+})
+
 /** Organization rows are read on every lead placed: cached by id (`rowCache`). */
-export function orgStore(db: Db, onRollback: (listener: () => void) => void) {
+export function orgStore(db: Db, caches: CacheRegistry) {
   const byId = db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))).prepare()
-  const cache = rowCache<OrgRow>(onRollback)
+  const cache = rowCache<OrgRow>(caches, ORG_ROWS)
   return {
     insert(row: NewOrg): OrgRow {
       return cache.remember(db.insert(orgs).values(row).returning().get())!

@@ -1,5 +1,7 @@
 import type { Database } from 'bun:sqlite'
+import { and, eq, gte, lte, sql } from 'drizzle-orm'
 import type { Db } from '../client'
+import { calls, leads, usageDaily } from '../schema'
 
 export interface RollupDelta {
   orgId: string
@@ -17,62 +19,73 @@ export interface RollupDelta {
 export interface RollupSums {
   day: string
   dimension: 'campaign' | 'key'
-  dimension_id: string
+  dimensionId: string
   requests: number
-  leads_added: number
+  leadsAdded: number
   calls: number
-  calls_connected: number
+  callsConnected: number
   minutes: number
 }
 
-export function usageStore(_db: Db, sqlite: Database) {
-  const add = sqlite.query(
-    `INSERT INTO usage_daily (org_id, livemode, day, dimension, dimension_id, requests, leads_added, calls, calls_connected, minutes)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (org_id, livemode, day, dimension, dimension_id) DO UPDATE SET
-       requests = requests + excluded.requests, leads_added = leads_added + excluded.leads_added, calls = calls + excluded.calls,
-       calls_connected = calls_connected + excluded.calls_connected, minutes = minutes + excluded.minutes`,
-  )
+/** Ended calls not counted yet, grouped by organization, mode, campaign and quarter hour. */
+export interface UncountedCalls {
+  orgId: string
+  livemode: boolean
+  campaignId: string
+  quarter: number
+  calls: number
+  connected: number
+  minutes: number
+}
+
+export function usageStore(db: Db, sqlite: Database) {
+  /** Adds to the row's sums (excluded: the values the INSERT would have written). */
+  const plus = (column: { name: string }) => sql.raw(`"${column.name}" + excluded."${column.name}"`)
   // Both counts group in SQL by quarter hour (a quarter hour never straddles a local day in
   // any zone), so the job reads a few rows per campaign and hour rather than one per lead or call.
-  const maxLeadRowid = sqlite.query<{ m: number | null }, []>('SELECT max(rowid) AS m FROM leads')
-  const leadsAdded = sqlite.query<
-    { org_id: string; livemode: number; campaign_id: string; added_by_key_id: string | null; quarter: number; n: number },
-    [number, number]
-  >(
-    `SELECT org_id, livemode, campaign_id, added_by_key_id, created - created % 900000 AS quarter, count(*) AS n FROM leads
-     WHERE rowid > ? AND rowid <= ? GROUP BY org_id, livemode, campaign_id, added_by_key_id, quarter`,
-  )
-  const uncountedCalls = sqlite.query<
-    { org_id: string; livemode: number; campaign_id: string; quarter: number; calls: number; connected: number; minutes: number },
-    [string]
-  >(
-    `SELECT org_id, livemode, campaign_id, started - started % 900000 AS quarter, count(*) AS calls,
+  const leadQuarter = sql<number>`${leads.created} - ${leads.created} % 900000`
+  // Raw (cold, but not expressible): the builder cannot write INDEXED BY, which pins the
+  // partial index calls_uncounted. Columns aliased to the domain's names.
+  const uncountedCalls = sqlite.query<Omit<UncountedCalls, 'livemode'> & { livemode: number }, [string]>(
+    `SELECT org_id AS orgId, livemode, campaign_id AS campaignId, started - started % 900000 AS quarter, count(*) AS calls,
        sum(answered_by = 'person') AS connected, sum((max(coalesce(duration_seconds, 0), 0) + 59) / 60) AS minutes
      FROM calls INDEXED BY calls_uncounted WHERE status = 'ended' AND usage_counted = 0 AND id <= ?
      GROUP BY org_id, livemode, campaign_id, quarter`,
   )
+  // Raw, as uncountedCalls (INDEXED BY).
   const nthUncounted = sqlite.query<{ id: string }, [number]>(
     "SELECT id FROM calls INDEXED BY calls_uncounted WHERE status = 'ended' AND usage_counted = 0 ORDER BY id LIMIT 1 OFFSET ?",
   )
-  const markCalls = sqlite.query<unknown, [string]>("UPDATE calls SET usage_counted = 1 WHERE status = 'ended' AND usage_counted = 0 AND id <= ?")
   // Above every uuid: "no bound".
   const ALL = '~'
 
   return {
     add(delta: RollupDelta): void {
-      add.run(
-        delta.orgId, delta.livemode ? 1 : 0, delta.day, delta.dimension, delta.dimensionId,
-        delta.requests ?? 0, delta.leadsAdded ?? 0, delta.calls ?? 0, delta.callsConnected ?? 0, delta.minutes ?? 0,
-      )
+      const u = usageDaily
+      db.insert(u).values({
+        orgId: delta.orgId, livemode: delta.livemode, day: delta.day, dimension: delta.dimension, dimensionId: delta.dimensionId,
+        requests: delta.requests ?? 0, leadsAdded: delta.leadsAdded ?? 0, calls: delta.calls ?? 0,
+        callsConnected: delta.callsConnected ?? 0, minutes: delta.minutes ?? 0,
+      }).onConflictDoUpdate({
+        target: [u.orgId, u.livemode, u.day, u.dimension, u.dimensionId],
+        set: {
+          requests: plus(u.requests), leadsAdded: plus(u.leadsAdded), calls: plus(u.calls),
+          callsConnected: plus(u.callsConnected), minutes: plus(u.minutes),
+        },
+      }).run()
     },
     /** The newest lead's rowid: rowids only grow, so the count's watermark needs no index. */
     lastLeadRowid(): number {
-      return maxLeadRowid.get()?.m ?? 0
+      return db.select({ m: sql<number | null>`max(rowid)` }).from(leads).get()?.m ?? 0
     },
     /** Leads with rowid in (after, upTo], counted by organization, mode, campaign, key and quarter hour. */
     leadsAdded(after: number, upTo: number) {
-      return leadsAdded.all(after, upTo)
+      return db.select({
+        orgId: leads.orgId, livemode: leads.livemode, campaignId: leads.campaignId, addedByKeyId: leads.addedByKeyId,
+        quarter: leadQuarter.as('quarter'), n: sql<number>`count(*)`.as('n'),
+      }).from(leads)
+        .where(sql`rowid > ${after} AND rowid <= ${upTo}`)
+        .groupBy(leads.orgId, leads.livemode, leads.campaignId, leads.addedByKeyId, sql`quarter`).all()
     },
     /**
      * The id bounding the next `limit` uncounted calls (by id), and whether more are left after
@@ -87,26 +100,29 @@ export function usageStore(_db: Db, sqlite: Database) {
      * Ended calls not counted yet with id up to `upToId`, by organization, mode, campaign and
      * the quarter hour they started, with billed minutes (each call rounded up to the minute).
      */
-    uncountedCalls(upToId: string) {
-      return uncountedCalls.all(upToId)
+    uncountedCalls(upToId: string): UncountedCalls[] {
+      return uncountedCalls.all(upToId).map((r) => ({ ...r, livemode: r.livemode === 1 }))
     },
     /** Marks those calls counted (in the same transaction as uncountedCalls). */
     markCallsCounted(upToId: string): void {
-      markCalls.run(upToId)
+      // Status and flag as literals: the partial index calls_uncounted covers only those.
+      db.update(calls).set({ usageCounted: true })
+        .where(sql`${calls.status} = 'ended' AND ${calls.usageCounted} = 0 AND ${calls.id} <= ${upToId}`).run()
     },
     /** Rollup rows of an organization and mode for days in [from, to] (YYYY-MM-DD). */
     rows(orgId: string, livemode: boolean, from: string, to: string): RollupSums[] {
-      return sqlite.query<RollupSums, [string, number, string, string]>(
-        `SELECT day, dimension, dimension_id, requests, leads_added, calls, calls_connected, minutes FROM usage_daily
-         WHERE org_id = ? AND livemode = ? AND day >= ? AND day <= ?`,
-      ).all(orgId, livemode ? 1 : 0, from, to)
+      const u = usageDaily
+      return db.select({
+        day: u.day, dimension: u.dimension, dimensionId: u.dimensionId, requests: u.requests, leadsAdded: u.leadsAdded,
+        calls: u.calls, callsConnected: u.callsConnected, minutes: u.minutes,
+      }).from(u).where(and(eq(u.orgId, orgId), eq(u.livemode, livemode), gte(u.day, from), lte(u.day, to))).all()
     },
     /** Billed minutes of a campaign (live) for days in [from, to]. */
     campaignMinutes(orgId: string, campaignId: string, from: string, to: string): number {
-      return sqlite.query<{ m: number | null }, [string, string, string, string]>(
-        `SELECT sum(minutes) AS m FROM usage_daily WHERE org_id = ? AND livemode = 1 AND dimension = 'campaign'
-         AND dimension_id = ? AND day >= ? AND day <= ?`,
-      ).get(orgId, campaignId, from, to)?.m ?? 0
+      const u = usageDaily
+      return db.select({ m: sql<number | null>`sum(${u.minutes})` }).from(u)
+        .where(and(eq(u.orgId, orgId), eq(u.livemode, true), eq(u.dimension, 'campaign'), eq(u.dimensionId, campaignId), gte(u.day, from), lte(u.day, to)))
+        .get()?.m ?? 0
     },
   }
 }

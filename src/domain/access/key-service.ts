@@ -1,3 +1,4 @@
+import { describeCache, type CacheRegistry } from '../../cache-registry'
 import type { CampaignStore } from '../../db/stores/campaign-store'
 import type { ApiKeyRow, KeyStore } from '../../db/stores/key-store'
 import type { OrgStore } from '../../db/stores/org-store'
@@ -25,10 +26,20 @@ export interface KeyPatch extends Partial<Omit<KeyInput, 'mode'>> {
 // Defaults from the spec's Limits table and DESIGN.md "Admin API".
 const DEFAULTS = { max_concurrent: 20, requests_per_minute: 120, burst: 20, leads_per_minute: 60 }
 
-export function keyService(deps: { keys: KeyStore; orgs: OrgStore; campaigns: CampaignStore; clock: Clock }) {
+const AUTH_KEYS = describeCache({
+  name: 'auth-keys',
+  holds: 'API keys ready for authentication by key id: row, principal, hash, the verified secret',
+  bound: 'one per existing key (unknown ids are not kept)',
+  clearedBy: 'a key update or revoke forgets the key; an organization change forgets its keys',
+  gain: '0.14–0.22 vs 12.7–13.9 µs a request (key and organization reads, principal, SHA-256)',
+  source: 'database',
+})
+
+export function keyService(deps: { keys: KeyStore; orgs: OrgStore; campaigns: CampaignStore; clock: Clock; caches: CacheRegistry }) {
   const { keys, orgs, campaigns, clock } = deps
   // Authentication reads every request; keys and orgs change only through this process.
   const authCache = new Map<string, AuthEntry>()
+  deps.caches.register(AUTH_KEYS, () => authCache.clear())
 
   function checkPermissions(list: string[]): string[] {
     list.forEach((p, i) => {

@@ -8,6 +8,8 @@
  * malformed window throws RangeError: zones come from the generated table or a validated org zone.
  */
 
+import { describeCache, registerPureMemo, type CacheInfo } from '../../cache-registry'
+
 /** "HH:MM" wall-clock times in the lead's zone; start < end on the same day; end may be "24:00". */
 export interface DailyWindow {
   start: string
@@ -40,6 +42,21 @@ const CACHE_LIMIT = 50_000
 const formatters = new Map<string, Intl.DateTimeFormat>()
 const offsetsByZone = new Map<string, Map<number, number>>()
 const windows = new Map<string, Interval>()
+// Pure memos (the answers depend only on the zone database): a rollback leaves them.
+const pure = (name: string, holds: string, bound: string, gain: string): CacheInfo =>
+  describeCache({ name, holds, bound, clearedBy: 'nothing (pure)', gain, source: 'pure' })
+registerPureMemo(pure(
+  'zone-formatters', 'an Intl.DateTimeFormat per IANA zone', 'one per zone in use',
+  '43 vs 110 µs an offset miss (a new formatter each time)',
+), () => formatters.clear())
+registerPureMemo(pure(
+  'zone-offsets', "each zone's UTC offset per 15-minute UTC block", '50,000 blocks a zone; full, that zone is emptied',
+  '0.4–0.5 vs 4.6–5.1 µs a calling-hours check',
+), () => offsetsByZone.clear())
+registerPureMemo(pure(
+  'zone-windows', "a zone's calling window on a local day, as instants", '50,000 windows; full, it is emptied',
+  '0.15–0.44 vs 0.4–1.1 µs a calling-hours check',
+), () => windows.clear())
 
 function formatter(zone: string): Intl.DateTimeFormat {
   let format = formatters.get(zone)
@@ -111,6 +128,10 @@ function wallToInstant(zone: string, wall: number): number {
 
 /** Campaign windows are a few strings read for every lead placed: each is parsed once. */
 const minutesByText = new Map<string, number>()
+registerPureMemo(pure(
+  'window-minutes', 'minutes of the day by "HH:MM" text', '50,000 texts; full, it is emptied',
+  '0.15–0.49 vs 0.45–0.72 µs a calling-hours check',
+), () => minutesByText.clear())
 
 function minutesOf(hhmm: string): number {
   let minutes = minutesByText.get(hhmm)

@@ -3,6 +3,7 @@
  * (area code, sometimes area code + exchange). DESIGN.md: more than four zones (toll-free and
  * non-geographic numbers, which only match the bare '1' entry) means the organization's zone.
  */
+import { describeCache, registerPureMemo } from '../../cache-registry'
 import { NANP_ZONES } from './area-zones.generated'
 
 const MAX_ZONES = 4
@@ -38,7 +39,17 @@ export function zonesForPhone(e164: string, orgTimezone: string): readonly strin
   return orgZone(orgTimezone)
 }
 
+// Kept for sharing, not speed: every lead of a zone gets the same frozen list (0.22 us a lookup
+// against 0.27 us to freeze a new one, within noise).
 const orgZones = new Map<string, readonly string[]>()
+registerPureMemo(describeCache({
+  name: 'org-zone-lists',
+  holds: "the frozen one-zone list of an organization's zone, shared by its leads",
+  bound: 'one per zone in use',
+  clearedBy: 'nothing (pure)',
+  gain: 'within noise (0.2 vs 0.3–0.9 µs); kept so the leads of a zone share one frozen list',
+  source: 'pure',
+}), () => orgZones.clear())
 const orgZone = (zone: string): readonly string[] => {
   let list = orgZones.get(zone)
   if (list === undefined) {

@@ -1,7 +1,8 @@
+import { describeCache, type CacheRegistry } from '../../cache-registry'
 import type { CallStore } from '../../db/stores/call-store'
 import type { LeadRow } from '../../db/stores/lead-store'
 import type { Clock } from '../../jobs/clock'
-import type { LeadCallSummary } from '../leads/lead-view'
+import type { LeadCallSummary } from '../leads/lead-shape'
 
 /**
  * What other services read of calls, straight from the call store: the leads need it before the
@@ -16,13 +17,22 @@ export function callActivity(calls: CallStore) {
     /** The lead's last 10 calls, newest first (the Lead's `calls`). */
     recentCalls: (leadId: string): LeadCallSummary[] =>
       calls.recentForLead(leadId).map((c) => ({
-        id: c.id, started: new Date(c.started).toISOString(), outcome: c.outcome, outcome_label: c.outcome_label, duration_seconds: c.duration_seconds,
+        id: c.id, started: new Date(c.started).toISOString(), outcome: c.outcome, outcome_label: c.outcomeLabel, duration_seconds: c.durationSeconds,
       })),
   }
 }
 
 // How long a campaign's average handle time is reused before it is read again.
 const HANDLE_TIME_TTL_MS = 10_000
+
+const HANDLE_TIMES = describeCache({
+  name: 'handle-times',
+  holds: "each campaign and mode's average handle time (last 50 answered calls), for wait estimates",
+  bound: 'two per campaign',
+  clearedBy: 'reread after 10 s; a call of the campaign ending forgets it',
+  gain: '0.07–0.27 vs 21–31 µs an estimate (120 calls ended)',
+  source: 'database',
+})
 
 const slot = (campaignId: string, livemode: boolean) => `${campaignId}:${livemode ? 'live' : 'test'}`
 
@@ -34,7 +44,9 @@ const slot = (campaignId: string, livemode: boolean) => `${campaignId}:${livemod
 export class HandleTimes {
   private readonly cache = new Map<string, { seconds: number; at: number }>()
 
-  constructor(private readonly deps: { calls: CallStore; clock: Clock }) {}
+  constructor(private readonly deps: { calls: CallStore; clock: Clock; caches: CacheRegistry }) {
+    deps.caches.register(HANDLE_TIMES, () => this.cache.clear())
+  }
 
   averageHandleSeconds(campaignId: string, livemode: boolean, fallback: number): number {
     const name = slot(campaignId, livemode)

@@ -287,8 +287,10 @@ export function callService(deps: {
       const open = calls.open()
       for (const row of open) {
         stores.transaction(() => {
-          const now = clock.now()
-          const closed = update(row, { status: 'ended', ended: now, durationSeconds: row.answered ? Math.round((now - row.answered) / 1000) : 0 })
+          // Never before the call's own times: a clock set back (NTP, a fake clock that boots
+          // at its fixed start) must not give a negative duration.
+          const ended = Math.max(clock.now(), row.answered ?? row.started)
+          const closed = update(row, { status: 'ended', ended, durationSeconds: row.answered ? Math.round((ended - row.answered) / 1000) : 0 })
           const label = outcomeLabel(org(row.orgId).outcomeLabels, 'failed')
           settle(closed, 'failed', label, 'The service restarted during the call; it was not completed.')
         })

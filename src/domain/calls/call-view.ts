@@ -1,8 +1,12 @@
 import type { CallLead, CallViewRow } from '../../db/stores/call-store'
 import { iso, isoOrNull } from '../../jobs/clock'
+import type { Call } from './call-shape'
 
-/** The Call object of the spec, as GET /calls/{id} returns it and call events carry it. */
-export function callView(row: CallViewRow, lead: CallLead | undefined) {
+/**
+ * The Call presenter (row -> the Call object of call-shape.ts): GET /calls/{id}, the list,
+ * every call event and the webhook test event's sample.
+ */
+export function callView(row: CallViewRow, lead: CallLead | undefined): Call {
   return {
     id: row.id,
     object: 'call' as const,
@@ -28,8 +32,6 @@ export function callView(row: CallViewRow, lead: CallLead | undefined) {
     started_by: row.startedBy,
   }
 }
-
-export type CallView = ReturnType<typeof callView>
 
 export const recordingPath = (callId: string) => `/api/v1/external/calls/${callId}/recording`
 export const transcriptPath = (callId: string) => `/api/v1/external/calls/${callId}/transcript`

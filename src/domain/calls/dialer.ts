@@ -1,7 +1,5 @@
 import type { Stores } from '../../db/stores'
 import type { Clock } from '../../jobs/clock'
-import { isCallableNow } from '../calling-hours/calling-window'
-import { zonesForPhone } from '../calling-hours/lead-zones'
 import type { DialQueues } from '../queue/dial-queues'
 import type { LeadRequeue } from '../leads/lead-service'
 import type { HandleTimes } from './call-activity'
@@ -79,13 +77,9 @@ export class Dialer {
         if (!head) return
         const lead = stores.leads.get(head.id)
         if (!lead || lead.status !== 'queued' || lead.queueKey !== head.key) continue
-        // A lead can wait in line past closing time: calling hours are checked again now.
-        const org = stores.orgs.get(lead.orgId)!
-        const window = { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }
-        if (!isCallableNow(zonesForPhone(lead.phone, org.timezone), window, due)) {
-          stores.transaction(() => this.deps.leads.replace(lead))
-          continue
-        }
+        // A lead can wait in line past closing time or a cap: the calling rules are asked again
+        // at the dial instant (src/domain/leads/lead-calls.ts atDial); a blocked lead is deferred.
+        if (!this.deps.leads.atDial(lead, campaign, due)) continue
         const turn = this.sdrTurn.get(campaignId) ?? 0
         this.sdrTurn.set(campaignId, turn + 1)
         const owner = campaign.sdrs[turn % campaign.sdrs.length]!

@@ -96,21 +96,21 @@ export function exportService(deps: { stores: Stores; clock: Clock; links: Signe
     const campaign = row.filters.campaignId ?? null
     if (row.exportType === 'leads') {
       for (const lead of paged((after) => stores.exports.leadsPage(row.orgId, row.livemode, campaign, from, to, after, PAGE))) {
-        yield [lead.id, lead.external_id, lead.campaign_id, lead.name, lead.phone, lead.email, lead.address, lead.status, lead.call_now ? 'true' : 'false',
-          lead.attempts, lead.last_outcome, lead.last_outcome_label, lead.lead_source, iso(lead.created), iso(lead.updated)]
+        yield [lead.id, lead.externalId, lead.campaignId, lead.name, lead.phone, lead.email, lead.address, lead.status, lead.callNow ? 'true' : 'false',
+          lead.attempts, lead.lastOutcome, lead.lastOutcomeLabel, lead.leadSource, iso(lead.created), iso(lead.updated)]
       }
     } else if (row.exportType === 'call_history') {
       for (const call of paged((after) => stores.exports.callsPage(row.orgId, row.livemode, campaign, from, to, after, PAGE))) {
-        const handledBy = JSON.parse(call.handled_by) as { name: string; role: string }
-        yield [call.id, call.lead_id, call.external_id, call.campaign_id, call.direction, call.status, call.outcome, call.outcome_label,
-          call.duration_seconds, iso(call.started), call.answered ? iso(call.answered) : null, call.ended ? iso(call.ended) : null,
+        const handledBy = JSON.parse(call.handledBy) as { name: string; role: string }
+        yield [call.id, call.leadId, call.externalId, call.campaignId, call.direction, call.status, call.outcome, call.outcomeLabel,
+          call.durationSeconds, iso(call.started), call.answered ? iso(call.answered) : null, call.ended ? iso(call.ended) : null,
           `${handledBy.name} (${handledBy.role})`, call.note]
       }
     } else {
       const names = new Map<string, string>()
       for (const r of stores.exports.analytics(row.orgId, row.livemode, campaign, row.filters.startDate ?? '0000-00-00', row.filters.endDate ?? '9999-99-99')) {
-        if (!names.has(r.campaign_id)) names.set(r.campaign_id, stores.campaigns.get(r.campaign_id)?.name ?? '')
-        yield [r.day, r.campaign_id, names.get(r.campaign_id), r.leads_added, r.calls, r.calls_connected, r.minutes]
+        if (!names.has(r.campaignId)) names.set(r.campaignId, stores.campaigns.get(r.campaignId)?.name ?? '')
+        yield [r.day, r.campaignId, names.get(r.campaignId), r.leadsAdded, r.calls, r.callsConnected, r.minutes]
       }
     }
   }

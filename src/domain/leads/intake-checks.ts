@@ -79,6 +79,19 @@ const checkDnc: IntakeCheck = (ctx) => {
   return null
 }
 
+/** The national registry binds every organization, both modes; prior express written consent (`consent`) lifts it. */
+const checkNationalRegistry: IntakeCheck = (ctx) => {
+  if (!ctx.input.consent && ctx.core.deps.registry.isListed(ctx.e164)) return nationalRegistryRefusal(`${ctx.at}phone`)
+  return null
+}
+
+/** 422 on_dnc_list for a number on the national registry (intake, POST /calls). */
+export const nationalRegistryRefusal = (param: string | null) =>
+  new ApiError('on_dnc_list', 'This number is on the national Do Not Call registry; send the lead with its consent (prior express written consent) to call it.', {
+    param,
+    extras: { reason: 'national_registry' },
+  })
+
 const checkRetired: IntakeCheck = (ctx) => {
   if (ctx.core.deps.campaigns.isRetired(ctx.campaign.id, ctx.principal.livemode, ctx.e164)) {
     return new ApiError('number_retired', 'This number was retired in the campaign after repeated failed calls.', { param: `${ctx.at}phone` })
@@ -167,6 +180,7 @@ export const INTAKE_CHECKS: readonly IntakeCheck[] = [
   checkInputRules,
   checkPhone,
   checkDnc,
+  checkNationalRegistry,
   checkRetired,
   checkBatchDuplicate,
   checkDuplicate,
@@ -196,7 +210,9 @@ export function checkIntake(core: LeadCore, principal: Principal, input: LeadInp
     const refusal = check(ctx)
     if (refusal) throw refusal
   }
-  ctx.placement = core.placementFor({ phone: ctx.e164, orgId: principal.orgId, livemode: principal.livemode }, ctx.campaign)
+  // The address the lead will have: the one sent, else the existing lead's (its state adds rules).
+  const address = ctx.input.address !== undefined ? ctx.input.address || null : (ctx.existing?.address ?? null)
+  ctx.placement = core.placementFor({ phone: ctx.e164, orgId: principal.orgId, livemode: principal.livemode, address }, ctx.campaign)
   return ctx
 }
 

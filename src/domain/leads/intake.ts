@@ -1,34 +1,19 @@
 import type { LeadRow, NewLead } from '../../db/stores/lead-store'
 import { ApiError, itemErrorBody } from '../../errors'
-import { iso, isoOrNull } from '../../jobs/clock'
+import { iso } from '../../jobs/clock'
 import type { Principal } from '../access/permissions'
 import { newId } from '../ids'
-import { estimatedWaitSeconds } from '../queue/dial-queues'
 import { checkIntake, type IntakeContext } from './intake-checks'
 import { emptyToNull, type LeadCore } from './lead-core'
-import type { LeadInput } from './lead-input'
-import { eventLead, type QueuePosition } from './lead-view'
-
-/** The intake reply of the spec (POST /leads, each ok batch result). */
-export interface IntakeReply extends QueuePosition {
-  id: string | null
-  external_id: string | null
-  status: 'queued' | 'dialing' | 'scheduled' | 'held'
-  call_now: boolean
-  dry_run: boolean
-  requeued?: true
-  livemode: boolean
-}
+import { consentColumns, type LeadInput } from './lead-input'
+import type { BatchResult, IntakeReply } from './lead-shape'
+import { eventLead, queuePosition, waitFor } from './lead-view'
 
 export interface IntakeOutcome {
   reply: IntakeReply
   /** 201 for a new lead, 200 for a dry run or a re-queue. */
   created: boolean
 }
-
-export type BatchResult =
-  | { index: number; ok: true; lead: IntakeReply }
-  | { index: number; ok: false; error: { code: string; message: string; param: string | null; lead_id: string | null } }
 
 /** POST /leads and POST /leads/batch: the checks (intake-checks.ts), the write, the reply. */
 export function leadIntake(core: LeadCore) {
@@ -61,19 +46,12 @@ export function leadIntake(core: LeadCore) {
       row = leads.get(row.id) ?? row
       place = core.placeOf(row)
     }
-    const wait = row.status === 'queued' && place !== null
-      ? estimatedWaitSeconds(place, core.campaignOf(row.campaignId).lines, core.averageHandleSeconds(row.campaignId, row.livemode))
-      : place === 0 ? 0 : null
     return {
       id: row.id,
       external_id: row.externalId,
       status: row.status as IntakeReply['status'],
       call_now: row.callNow,
-      place_in_line: place,
-      estimated_wait_seconds: wait,
-      scheduled_for: row.status === 'scheduled' ? isoOrNull(row.dueAt) : null,
-      scheduled_reason: row.status === 'scheduled' ? row.dueReason : null,
-      held_reason: row.status === 'held' ? row.heldReason : null,
+      ...queuePosition(row, place, waitFor(core, row, place)),
       dry_run: false,
       ...(requeued ? { requeued: true as const } : {}),
       livemode: row.livemode,
@@ -99,7 +77,7 @@ export function leadIntake(core: LeadCore) {
         ...(input.email !== undefined ? { email: input.email } : {}),
         ...(input.address !== undefined ? { address: input.address } : {}),
         ...(input.fields !== undefined ? { fields: { ...before.fields, ...input.fields } } : {}),
-        ...(input.consent !== undefined ? { consent: input.consent } : {}),
+        ...(input.consent !== undefined ? consentColumns(input.consent, now) : {}),
         ...(input.external_id !== undefined && before.externalId === null ? { externalId: input.external_id } : {}),
       }
       Object.assign(changes, core.placementChanges(p.placement, { callNow: p.callNow, queuedAt: now }))
@@ -120,7 +98,7 @@ export function leadIntake(core: LeadCore) {
       email: emptyToNull(input.email),
       address: emptyToNull(input.address),
       fields: input.fields ?? {},
-      consent: input.consent ?? null,
+      ...(input.consent !== undefined ? consentColumns(input.consent, now) : { consent: null }),
       leadSource: 'api',
       owner: null,
       addedByKeyId: principal.keyId,

@@ -1,4 +1,5 @@
 import type { Person } from '../../db/schema'
+import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadRow, NewLead } from '../../db/stores/lead-store'
 import { ApiError } from '../../errors'
 import { iso } from '../../jobs/clock'
@@ -8,25 +9,12 @@ import { zonesForPhone } from '../calling-hours/lead-zones'
 import { newId } from '../ids'
 import type { Outcome } from '../outcomes'
 import { classifyPhone } from '../phone/phone-number'
-import { callsLeftToday, testCallsRefusal } from './intake-checks'
-import type { IntakeReply, leadIntake } from './intake'
+import { callsLeftToday, nationalRegistryRefusal, testCallsRefusal } from './intake-checks'
+import type { leadIntake } from './intake'
 import type { LeadCore } from './lead-core'
 import type { leadReads } from './lead-reads'
-
-/** The call-now reply of the spec (POST /calls, 202). */
-export interface CallNowReply {
-  lead_id: string
-  external_id: string | null
-  campaign_id: string
-  status: IntakeReply['status']
-  place_in_line: number | null
-  estimated_wait_seconds: number | null
-  scheduled_for: string | null
-  scheduled_reason: string | null
-  held_reason: string | null
-  calls_left_today: number
-  livemode: boolean
-}
+import { NATIONAL_REGISTRY_RULE } from './lead-rules'
+import type { CallNowReply } from './lead-shape'
 
 /**
  * A lead and its calls: what the dialer and the call service tell the lead (inside their
@@ -38,8 +26,9 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
   const { save } = core
 
   return {
-    /** The head of a queue is being dialed: one more attempt, for `owner`. */
+    /** The head of a queue is being dialed: one more attempt, for `owner`, and its dial decision. */
     beginCall(lead: LeadRow, owner: Person): LeadRow {
+      stores.decisions.recordDialed({ id: newId(), orgId: lead.orgId, livemode: lead.livemode, leadId: lead.id, at: clock.now() })
       return save(lead, {
         status: 'dialing',
         queueKey: null,
@@ -55,6 +44,30 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
     /** A lead whose turn came outside its calling hours (or while it may not be called) waits again. */
     replace(lead: LeadRow): LeadRow {
       return save(lead, core.placementChanges(core.placementFor(lead, core.campaignOf(lead.campaignId)), lead))
+    },
+
+    /**
+     * The dialer took `lead` off the queue at `now`: may it be dialed? The calling rules are
+     * evaluated again at this instant (a lead can wait in line past closing, or past a cap);
+     * a blocked lead is scheduled again with one decision per blocking rule. A number put on
+     * the national registry since intake, with no consent, leaves the queue (out reason dnc)
+     * with a decision. Returns true when it may be dialed (beginCall records that decision).
+     */
+    atDial(lead: LeadRow, campaign: CampaignRow, now: number): boolean {
+      if (!lead.consent && core.deps.registry.isListed(lead.phone)) {
+        stores.transaction(() => {
+          stores.decisions.recordDeferred({ id: newId(), orgId: lead.orgId, livemode: lead.livemode, leadId: lead.id, at: now, ruleId: NATIONAL_REGISTRY_RULE, until: null })
+          save(lead, { status: 'out_of_queue', outReason: 'dnc', queueKey: null, dueAt: null, dueReason: null, heldReason: null, callbackAt: null })
+        })
+        return false
+      }
+      const verdict = core.rules.verdict(lead, campaign, now)
+      if (verdict.allowed) return true
+      stores.transaction(() => {
+        core.recordDeferrals(lead, lead.id, verdict, now)
+        save(lead, core.placementChanges(core.placementFor(lead, campaign, undefined, { verdict }), lead))
+      })
+      return false
     },
 
     callAnswered(leadId: string, at: number): void {
@@ -111,6 +124,7 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
       if (campaign.status === 'completed') throw new ApiError('campaign_closed', 'The campaign is completed.')
       const scope = { orgId: lead.orgId, livemode: lead.livemode }
       if (core.deps.dnc.isListed(scope, lead.phone)) throw new ApiError('on_dnc_list', 'This number is on the Do Not Call list.')
+      if (!lead.consent && core.deps.registry.isListed(lead.phone)) throw nationalRegistryRefusal(null)
       if (core.deps.campaigns.isRetired(campaign.id, lead.livemode, lead.phone)) {
         throw new ApiError('number_retired', 'This number was retired in the campaign after repeated failed calls.')
       }

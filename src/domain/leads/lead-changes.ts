@@ -6,9 +6,9 @@ import type { DncScope } from '../../db/stores/dnc-store'
 import type { DncSource } from '../dnc/dnc-service'
 import { queueKey } from '../queue/ranked-queue'
 import { emptyToNull, type LeadCore } from './lead-core'
-import { checkConsent, checkFields, checkLeadInput, type LeadInput } from './lead-input'
+import { checkConsent, checkFields, checkLeadInput, consentColumns, type LeadInput } from './lead-input'
 import type { leadReads } from './lead-reads'
-import type { ApiLead } from './lead-view'
+import type { Lead, OptedOutLead } from './lead-shape'
 
 export interface LeadPatch {
   name?: string | null
@@ -30,7 +30,7 @@ export function leadChanges(core: LeadCore, reads: ReturnType<typeof leadReads>)
 
   return {
     /** PATCH /leads/{id} (spec table): clear, merge fields, replace consent, set external_id once, drop call_now. */
-    patch(principal: Principal, id: string, patch: LeadPatch): ApiLead {
+    patch(principal: Principal, id: string, patch: LeadPatch): Lead {
       const lead = reads.visibleLead(principal, id)
       if (patch.phone !== undefined) {
         throw new ApiError('phone_cannot_change', 'A lead\u2019s phone cannot change; add a new lead instead.', { param: 'phone' })
@@ -51,7 +51,7 @@ export function leadChanges(core: LeadCore, reads: ReturnType<typeof leadReads>)
         checkFields(merged)
         changes.fields = merged
       }
-      if (patch.consent) changes.consent = patch.consent
+      if (patch.consent) Object.assign(changes, consentColumns(patch.consent, clock.now()))
       if (patch.external_id !== undefined) {
         if (lead.externalId !== null) throw invalid('This lead already has an external_id; it cannot change.', 'external_id')
         const clash = leads.findByExternalIdInCampaign({ id: lead.campaignId, orgId: lead.orgId }, lead.livemode, patch.external_id)
@@ -76,7 +76,7 @@ export function leadChanges(core: LeadCore, reads: ReturnType<typeof leadReads>)
      * lead leaves the queue with the dnc outcome, open callbacks close; a call in progress
      * goes on. Asking twice answers the same and adds nothing.
      */
-    optOut(principal: Principal, id: string, reason: string | null): ApiLead & { call_in_progress: boolean } {
+    optOut(principal: Principal, id: string, reason: string | null): OptedOutLead {
       const lead = reads.visibleLead(principal, id)
       const callInProgress = core.deps.calls.callInProgress(lead)
       const row = stores.transaction(() => {

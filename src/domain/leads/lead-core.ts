@@ -5,14 +5,19 @@ import { notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
 import type { MinuteCounter } from '../../http/rate-limit'
-import { zonesForPhone } from '../calling-hours/lead-zones'
+import type { CallingRulesEngine, Verdict } from '../calling-rules/contract'
+import { callingRules as defaultEngine } from '../calling-rules'
 import type { CampaignService } from '../campaigns/campaign-service'
 import type { DncService } from '../dnc/dnc-service'
+import type { NationalRegistry } from '../dnc/national-registry'
 import type { EventLog, EventType } from '../events/event-log'
 import { outcomeLabel } from '../outcomes'
 import type { DialQueues } from '../queue/dial-queues'
 import { queueKey } from '../queue/ranked-queue'
-import { eventLead, type LeadCallSummary } from './lead-view'
+import type { LeadCallSummary } from './lead-shape'
+import { eventLead } from './lead-view'
+import { leadRulesOf, type RulesLead } from './lead-rules'
+import { newId } from '../ids'
 import { placeLead, type Placement } from './placement'
 
 // Until a campaign has calls of its own to average (the dialer reports them).
@@ -46,6 +51,8 @@ export interface LeadDeps {
   stores: Stores
   campaigns: CampaignService
   dnc: DncService
+  /** The national Do Not Call registry: refused at intake and POST /calls unless the lead has consent. */
+  registry: NationalRegistry
   events: EventLog
   queues: DialQueues
   scheduler: Scheduler
@@ -54,6 +61,8 @@ export interface LeadDeps {
   calls: CallActivity
   handleTimes: HandleTimeSource
   spendCap: SpendCap
+  /** The calling-rules engine (issue 17); the built-in table when not given. */
+  rules?: CallingRulesEngine
   /** A lead refused at intake (not a dry run), by its error code: the intake-refusals metric. */
   onRefused: (code: string) => void
 }
@@ -65,6 +74,7 @@ export interface LeadDeps {
 export function leadCore(deps: LeadDeps) {
   const { stores, queues, clock, events } = deps
   const leads = stores.leads
+  const rules = leadRulesOf(stores, deps.rules ?? defaultEngine)
 
   /** Keeps the dial queue and the due timer in step with a lead's row once the transaction commits. */
   function follow(before: LeadRow | null, after: LeadRow): void {
@@ -115,16 +125,38 @@ export function leadCore(deps: LeadDeps) {
     return campaign
   }
 
-  function placementFor(lead: Pick<LeadRow, 'phone' | 'orgId' | 'livemode'>, campaign: CampaignRow, notBefore?: Parameters<typeof placeLead>[0]['notBefore']): Placement {
-    const org = stores.orgs.get(lead.orgId)!
+  /**
+   * Where the lead goes now (placement.ts). The calling rules are evaluated only when nothing
+   * before them decides; `verdict` gives one already evaluated at `now` (the dialer's), and a
+   * lead the rules block gets its deferrals recorded when `record` is set (a due lead, the
+   * dialer's head of queue), not at intake or POST /calls, whose replies say why.
+   */
+  function placementFor(
+    lead: RulesLead,
+    campaign: CampaignRow,
+    notBefore?: Parameters<typeof placeLead>[0]['notBefore'],
+    opts: { verdict?: Verdict; record?: { leadId: string } } = {},
+  ): Placement {
+    const now = clock.now()
     return placeLead({
       campaign,
-      zones: zonesForPhone(lead.phone, org.timezone),
-      now: clock.now(),
+      now,
       lastContactAt: campaign.cooldownHours > 0 ? leads.lastContactAt(lead.orgId, lead.livemode, lead.phone) : null,
       notBefore,
       spendCapReached: deps.spendCap.capReached(campaign, lead.livemode),
+      rules: () => {
+        const verdict = opts.verdict ?? rules.verdict(lead, campaign, now)
+        if (!verdict.allowed && opts.record) recordDeferrals(lead, opts.record.leadId, verdict, now)
+        return verdict
+      },
     })
+  }
+
+  /** One deferred decision per blocking rule (the store skips a deferral already recorded). */
+  function recordDeferrals(lead: Pick<LeadRow, 'orgId' | 'livemode'>, leadId: string, verdict: Pick<Verdict, 'blockedBy'>, now: number): void {
+    for (const block of verdict.blockedBy) {
+      stores.decisions.recordDeferred({ id: newId(), orgId: lead.orgId, livemode: lead.livemode, leadId, at: now, ruleId: block.rule_id, until: block.until })
+    }
   }
 
   /** The changes that take a lead out of the queue for Do Not Call (an opt-out, a listed number). */
@@ -201,7 +233,7 @@ export function leadCore(deps: LeadDeps) {
       if (due.length === 0) break
       stores.transaction(() => {
         for (const lead of due) {
-          const placement = placementFor(lead, campaignOf(lead.campaignId))
+          const placement = placementFor(lead, campaignOf(lead.campaignId), undefined, { record: { leadId: lead.id } })
           // A wait that ended is over: calling hours and cooldown decide from here. A due
           // callback is called ahead of the rest (priority 1), oldest booking first.
           if (lead.status === 'callback_scheduled') {
@@ -225,6 +257,8 @@ export function leadCore(deps: LeadDeps) {
     placementChanges,
     campaignOf,
     placementFor,
+    rules,
+    recordDeferrals,
     optedOutChanges,
     placeOf,
     averageHandleSeconds,

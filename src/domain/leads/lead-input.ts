@@ -45,6 +45,15 @@ export function checkConsent(consent: Consent, at = ''): void {
   }
 }
 
+/**
+ * The lead columns that keep a consent as evidence (issue 17): the consent as received, when it
+ * was stored, and SHA-256 (hex) of the text agreed to, or of the url when there is no text.
+ */
+export function consentColumns(consent: Consent, now: number): { consent: Consent; consentRecordedAt: number; consentSha256: string } {
+  const hashed = consent.text ?? consent.url ?? ''
+  return { consent, consentRecordedAt: now, consentSha256: new Bun.CryptoHasher('sha256').update(hashed).digest('hex') }
+}
+
 export function checkFields(fields: Record<string, string>, at = ''): void {
   const keys = Object.keys(fields)
   if (keys.length > MAX_CUSTOM_FIELDS) throw invalid(`At most ${MAX_CUSTOM_FIELDS} custom fields.`, `${at}fields`)

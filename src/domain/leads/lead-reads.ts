@@ -1,9 +1,9 @@
 import type { LeadListFilter, LeadRow } from '../../db/stores/lead-store'
 import { ApiError, invalid, notFound } from '../../errors'
 import { inScope, requireCampaignScope, type Principal } from '../access/permissions'
-import { estimatedWaitSeconds } from '../queue/dial-queues'
 import type { LeadCore } from './lead-core'
-import { apiLead, type ApiLead } from './lead-view'
+import type { Lead } from './lead-shape'
+import { apiLead, waitFor } from './lead-view'
 
 /** Reading leads: the views, the key's visible leads, and how POST /calls names a lead. */
 export function leadReads(core: LeadCore) {
@@ -11,19 +11,10 @@ export function leadReads(core: LeadCore) {
   const leads = stores.leads
 
   /** A lead for a reply; `single` adds its place in line (only single-lead reads have it). */
-  function view(row: LeadRow, single = false): ApiLead {
+  function view(row: LeadRow, single = false): Lead {
     // place_in_line and estimated_wait_seconds only on a single-lead read (spec "Lead").
-    let place: number | null = null
-    let wait: number | null = null
-    if (single) {
-      const position = core.placeOf(row)
-      place = position
-      if (position !== null && row.status === 'queued') {
-        wait = estimatedWaitSeconds(position, core.campaignOf(row.campaignId).lines, core.averageHandleSeconds(row.campaignId, row.livemode))
-      } else if (position === 0) {
-        wait = 0
-      }
-    }
+    const place = single ? core.placeOf(row) : null
+    const wait = single ? waitFor(core, row, place) : null
     return apiLead(row, { placeInLine: place, estimatedWaitSeconds: wait, calls: core.recentCallsOf(row) })
   }
 
@@ -76,12 +67,12 @@ export function leadReads(core: LeadCore) {
     visibleLead,
     resolveLead,
 
-    get(principal: Principal, id: string): ApiLead {
+    get(principal: Principal, id: string): Lead {
       return view(visibleLead(principal, id), true)
     },
 
     /** GET /leads?external_id=: the one lead, or 409 when it is in several of the key's campaigns. */
-    findByExternalId(principal: Principal, externalId: string, campaignId?: string): ApiLead {
+    findByExternalId(principal: Principal, externalId: string, campaignId?: string): Lead {
       if (campaignId) requireCampaignScope(principal, campaignId, 'leads:read')
       const found = leads.findByExternalId(keyScope(principal), externalId, campaignId)
       if (found.length === 0) throw notFound('No lead with this external_id', 'external_id')

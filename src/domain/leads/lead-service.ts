@@ -1,5 +1,6 @@
 import { leadCalls } from './lead-calls'
 import { leadChanges } from './lead-changes'
+import { leadContactability } from './lead-contactability'
 import { leadCore, type LeadDeps } from './lead-core'
 import { leadHolds } from './lead-holds'
 import { leadIntake } from './intake'
@@ -7,9 +8,9 @@ import { leadReads } from './lead-reads'
 
 export { DEFAULT_HANDLE_SECONDS, LATE_SWEEP_MS, type CallActivity, type HandleTimeSource, type LeadDeps, type SpendCap } from './lead-core'
 export { INTAKE_CHECKS, MAX_API_CALLS_PER_DAY, MAX_RUNNING_TEST_CALLS, MAX_WAITING_API_LEADS } from './intake-checks'
-export type { BatchResult, IntakeOutcome, IntakeReply } from './intake'
+export type { IntakeOutcome } from './intake'
+export type { BatchResult, CallNowReply, IntakeReply } from './lead-shape'
 export type { LeadPatch } from './lead-changes'
-export type { CallNowReply } from './lead-calls'
 export type { DncSource } from '../dnc/dnc-service'
 
 /**
@@ -28,6 +29,7 @@ export function leadService(deps: LeadDeps) {
   const changes = leadChanges(core, reads)
   const calls = leadCalls(core, reads, intake)
   const holds = leadHolds(core)
+  const contact = leadContactability(core, reads, core.rules, deps.registry)
   return {
     // POST /leads, POST /leads/batch
     intake: intake.intake,
@@ -38,6 +40,7 @@ export function leadService(deps: LeadDeps) {
     list: reads.list,
     listForCampaign: reads.listForCampaign,
     view: reads.view,
+    contactability: contact.contactability,
     // changes
     patch: changes.patch,
     optOut: changes.optOut,
@@ -46,6 +49,7 @@ export function leadService(deps: LeadDeps) {
     // the dialer's and the call service's side (inside their transactions), POST /calls
     beginCall: calls.beginCall,
     replace: calls.replace,
+    atDial: calls.atDial,
     callAnswered: calls.callAnswered,
     callEnded: calls.callEnded,
     callNow: calls.callNow,
@@ -62,4 +66,4 @@ export type LeadService = ReturnType<typeof leadService>
 /** What the call service tells a lead as its call goes on. */
 export type LeadCallSide = Pick<LeadService, 'beginCall' | 'callAnswered' | 'callEnded'>
 /** What the dialer tells a lead whose turn came when it may not be called. */
-export type LeadRequeue = Pick<LeadService, 'replace'>
+export type LeadRequeue = Pick<LeadService, 'replace' | 'atDial'>

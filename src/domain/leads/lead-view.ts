@@ -1,50 +1,22 @@
 import type { LeadRow } from '../../db/stores/lead-store'
 import { iso, isoOrNull } from '../../jobs/clock'
+import { estimatedWaitSeconds } from '../queue/dial-queues'
+import type { LeadCore } from './lead-core'
+import type { EventLead, Lead, LeadCallSummary, QueuePosition } from './lead-shape'
 
-export interface LeadCallSummary {
-  id: string
-  started: string
-  outcome: string | null
-  outcome_label: string | null
-  duration_seconds: number | null
-}
+/**
+ * The Lead presenter (row -> the Lead object of lead-shape.ts): GET /leads/{id}, the lists,
+ * opt-out, every lead event and the webhook test event's sample. The intake and call-now
+ * replies share its queue-position fields (queuePosition).
+ */
 
-/** Where a lead stands in line, as the Lead object and the intake reply both say it. */
-export interface QueuePosition {
-  place_in_line: number | null
-  estimated_wait_seconds: number | null
-  scheduled_for: string | null
-  scheduled_reason: string | null
-  held_reason: string | null
-}
-
-export interface LeadView extends QueuePosition {
-  id: string
-  external_id: string | null
-  campaign_id: string
-  name: string | null
-  phone: string
-  email: string | null
-  address: string | null
-  fields: Record<string, string>
-  consent: LeadRow['consent']
-  lead_source: string | null
-  owner: { id: string; name: string } | null
-  created: string
-  updated: string
-  status: LeadRow['status']
-  call_now: boolean
-  callback_at: string | null
-  late: boolean
-  attempts: number
-  last_outcome: string | null
-  last_outcome_label: string | null
-  next_dial_at: string | null
-  calls: LeadCallSummary[]
-}
-
-/** The lead in an API reply: always with livemode. */
-export type ApiLead = LeadView & { livemode: boolean }
+/** The columns the Lead object shows. */
+export type LeadViewRow = Pick<
+  LeadRow,
+  | 'id' | 'externalId' | 'campaignId' | 'name' | 'phone' | 'email' | 'address' | 'fields' | 'consent' | 'leadSource' | 'owner'
+  | 'created' | 'updated' | 'status' | 'callNow' | 'dueAt' | 'dueReason' | 'heldReason' | 'callbackAt' | 'late' | 'attempts'
+  | 'lastOutcome' | 'lastOutcomeLabel' | 'nextDialAt' | 'livemode'
+>
 
 export interface LeadViewOptions {
   placeInLine?: number | null
@@ -52,8 +24,27 @@ export interface LeadViewOptions {
   calls?: LeadCallSummary[]
 }
 
-/** The Lead object of the spec without livemode (see apiLead and eventLead). */
-export function leadView(row: LeadRow, options: LeadViewOptions = {}): LeadView {
+/** The queue-position fields: a wait or a hold shows only while the lead is scheduled or held. */
+export function queuePosition(row: Pick<LeadRow, 'status' | 'dueAt' | 'dueReason' | 'heldReason'>, place: number | null, wait: number | null): QueuePosition {
+  return {
+    place_in_line: place,
+    estimated_wait_seconds: wait,
+    scheduled_for: row.status === 'scheduled' ? isoOrNull(row.dueAt) : null,
+    scheduled_reason: row.status === 'scheduled' ? row.dueReason : null,
+    held_reason: row.status === 'held' ? row.heldReason : null,
+  }
+}
+
+/** The estimated wait for a lead `place` in line (0 while it is being dialed or on a call). */
+export function waitFor(core: Pick<LeadCore, 'campaignOf' | 'averageHandleSeconds'>, row: LeadRow, place: number | null): number | null {
+  if (place !== null && row.status === 'queued') {
+    return estimatedWaitSeconds(place, core.campaignOf(row.campaignId).lines, core.averageHandleSeconds(row.campaignId, row.livemode))
+  }
+  return place === 0 ? 0 : null
+}
+
+/** The Lead object without livemode (see apiLead and eventLead). */
+function leadView(row: LeadViewRow, options: LeadViewOptions): Omit<Lead, 'livemode'> {
   return {
     id: row.id,
     external_id: row.externalId,
@@ -70,11 +61,7 @@ export function leadView(row: LeadRow, options: LeadViewOptions = {}): LeadView 
     updated: iso(row.updated),
     status: row.status,
     call_now: row.callNow,
-    place_in_line: options.placeInLine ?? null,
-    estimated_wait_seconds: options.estimatedWaitSeconds ?? null,
-    scheduled_for: row.status === 'scheduled' ? isoOrNull(row.dueAt) : null,
-    scheduled_reason: row.status === 'scheduled' ? row.dueReason : null,
-    held_reason: row.status === 'held' ? row.heldReason : null,
+    ...queuePosition(row, options.placeInLine ?? null, options.estimatedWaitSeconds ?? null),
     callback_at: row.status === 'callback_scheduled' ? isoOrNull(row.callbackAt) : null,
     late: row.late,
     attempts: row.attempts,
@@ -86,8 +73,8 @@ export function leadView(row: LeadRow, options: LeadViewOptions = {}): LeadView 
 }
 
 /** As GET /leads/{id} returns it. */
-export const apiLead = (row: LeadRow, options: LeadViewOptions = {}): ApiLead => ({ ...leadView(row, options), livemode: row.livemode })
+export const apiLead = (row: LeadViewRow, options: LeadViewOptions = {}): Lead => ({ ...leadView(row, options), livemode: row.livemode })
 
 /** Inside an event: a live lead leaves livemode out, a test lead keeps it (spec "Events"). */
-export const eventLead = (row: LeadRow, options: LeadViewOptions = {}): LeadView | ApiLead =>
-  row.livemode ? leadView(row, options) : apiLead(row, options)
+export const eventLead = (row: LeadViewRow, options: LeadViewOptions = {}): EventLead =>
+  row.livemode ? leadView(row, options) : { ...leadView(row, options), livemode: false }

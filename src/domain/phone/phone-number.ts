@@ -1,4 +1,5 @@
 import { ParseError, parsePhoneNumberWithError } from 'libphonenumber-js/max'
+import { describeCache, registerPureMemo } from '../../cache-registry'
 import { BoundedMemo } from '../../memo'
 import { NANP_CLASSES, NANP_COUNTRIES } from './nanp-classes.generated'
 
@@ -23,6 +24,14 @@ const NANP_AREA_CODE = /^[2-9]\d\d$/
 
 // The answer depends only on the string (libphonenumber takes 5-20 us a number): recent ones are kept.
 const memo = new BoundedMemo<string, PhoneClass>(10_000)
+registerPureMemo(describeCache({
+  name: 'phone-classes',
+  holds: 'phone classifications by the string as sent',
+  bound: '10,000 to 20,000 strings (two generations)',
+  clearedBy: 'nothing (pure); new numbers push out the oldest generation',
+  gain: '+1 E.164 0.13–0.15 vs 0.36–0.38 µs; other formats 0.3–0.5 vs 15–19 µs',
+  source: 'pure',
+}), () => memo.clear())
 
 /** Normalizes any common format (default country US) and classifies the number. */
 export function classifyPhone(raw: string): PhoneClass {
@@ -35,6 +44,14 @@ export function classifyPhone(raw: string): PhoneClass {
 
 const CANONICAL_NANP = /^\+1[2-9]\d{9}$/
 const exchangesByArea = new Map<string, string>()
+registerPureMemo(describeCache({
+  name: 'phone-exchanges',
+  holds: "an area code's expanded per-exchange codes from the generated table",
+  bound: 'one per area code split by exchange (a few hundred)',
+  clearedBy: 'nothing (pure)',
+  gain: '0.06–0.14 vs 2.4–2.6 µs a number in a split area code',
+  source: 'pure',
+}), () => exchangesByArea.clear())
 
 /** The table's code for an area code and exchange ('?' when the library must decide). */
 function tableCode(areaCode: string, exchange: string): string {

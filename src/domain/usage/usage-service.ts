@@ -1,3 +1,4 @@
+import { describeCache } from '../../cache-registry'
 import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { RollupDelta, RollupSums } from '../../db/stores/usage-store'
 import type { Stores } from '../../db/stores'
@@ -92,6 +93,15 @@ const zero = (): Omit<UsageCounts, 'cost_usd'> => ({ requests: 0, leads_added: 0
  * read by GET /usage. Minutes are billed per call (rounded up) and cost is minutes at the
  * organization's rate, so a month's total is the sum of its calls' billed minutes times the rate.
  */
+const USAGE_ROLLUPS = describeCache({
+  name: 'usage-rollups',
+  holds: "an organization and mode's daily rollup rows of a month (GET /usage)",
+  bound: '500 months; full, it is emptied',
+  clearedBy: 'every usage count chunk empties it',
+  gain: '16–30 vs 26–45 µs a GET /usage read (a month of small rollups; grows with rows)',
+  source: 'database',
+})
+
 export function usageService(deps: { stores: Stores; clock: Clock; tally: RequestTally; chunk?: number }) {
   const { stores, clock } = deps
   const chunkSize = deps.chunk ?? COUNT_CHUNK
@@ -102,6 +112,7 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
    */
   const rowCache = new Map<string, RollupSums[]>()
   const ROW_CACHE_ENTRIES = 500
+  stores.caches.register(USAGE_ROLLUPS, () => rowCache.clear())
   function rollupRows(orgId: string, livemode: boolean, from: string, to: string): RollupSums[] {
     const name = `${orgId}|${livemode ? 1 : 0}|${from}`
     let rows = rowCache.get(name)
@@ -150,15 +161,15 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
       const last = usage.lastLeadRowid()
       const upTo = Math.min(last, after + chunkSize)
       for (const group of usage.leadsAdded(after, upTo)) {
-        const base = { orgId: group.org_id, livemode: group.livemode === 1, at: group.quarter, leadsAdded: group.n }
-        rollup.add({ ...base, dimension: 'campaign', dimensionId: group.campaign_id })
-        if (group.added_by_key_id) rollup.add({ ...base, dimension: 'key', dimensionId: group.added_by_key_id })
+        const base = { orgId: group.orgId, livemode: group.livemode, at: group.quarter, leadsAdded: group.n }
+        rollup.add({ ...base, dimension: 'campaign', dimensionId: group.campaignId })
+        if (group.addedByKeyId) rollup.add({ ...base, dimension: 'key', dimensionId: group.addedByKeyId })
         leads += group.n
       }
       const bound = usage.uncountedBound(chunkSize)
       for (const group of usage.uncountedCalls(bound.upToId)) {
         rollup.add({
-          orgId: group.org_id, livemode: group.livemode === 1, at: group.quarter, dimension: 'campaign', dimensionId: group.campaign_id,
+          orgId: group.orgId, livemode: group.livemode, at: group.quarter, dimension: 'campaign', dimensionId: group.campaignId,
           calls: group.calls, callsConnected: group.connected, minutes: group.minutes,
         })
         calls += group.calls
@@ -203,9 +214,9 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
   function addInto(target: Omit<UsageCounts, 'cost_usd'>, row: RollupSums, part: 'requests' | 'activity'): void {
     if (part === 'requests') target.requests += row.requests
     else {
-      target.leads_added += row.leads_added
+      target.leads_added += row.leadsAdded
       target.calls += row.calls
-      target.calls_connected += row.calls_connected
+      target.calls_connected += row.callsConnected
       target.minutes += row.minutes
     }
   }
@@ -273,16 +284,16 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
       }
       for (const row of rows) {
         // A key limited to some campaigns sees their activity and its own requests.
-        if (row.dimension === 'campaign' && scoped && !scoped.has(row.dimension_id)) continue
-        if (row.dimension === 'key' && scoped && row.dimension_id !== principal.keyId) continue
+        if (row.dimension === 'campaign' && scoped && !scoped.has(row.dimensionId)) continue
+        if (row.dimension === 'key' && scoped && row.dimensionId !== principal.keyId) continue
         const part = row.dimension === 'key' ? 'requests' : 'activity'
         addInto(totals, row, part)
         if (groupBy === 'day') addInto(groupFor(row.day), row, part)
-        else if (groupBy === 'campaign' && row.dimension === 'campaign') addInto(groupFor(row.dimension_id), row, part)
+        else if (groupBy === 'campaign' && row.dimension === 'campaign') addInto(groupFor(row.dimensionId), row, part)
         else if (groupBy === 'key' && row.dimension === 'key') {
-          const g = groupFor(row.dimension_id)
+          const g = groupFor(row.dimensionId)
           g.requests += row.requests
-          g.leads_added += row.leads_added
+          g.leads_added += row.leadsAdded
         }
       }
       const rate = org.rateUsdPerMinute

@@ -1,3 +1,4 @@
+import { describeCache } from '../../cache-registry'
 import type { EventRow } from '../../db/stores/event-store'
 import type { DeliveryRow, DeliveryStatus, EndpointRow, NewEndpoint } from '../../db/stores/webhook-store'
 import type { Stores } from '../../db/stores'
@@ -6,6 +7,7 @@ import { iso, isoOrNull, type Clock } from '../../jobs/clock'
 import { requireCampaignScope, type Principal } from '../access/permissions'
 import { EVENT_TYPES, newEventId, type EventType } from '../events/event-log'
 import { newId } from '../ids'
+import { sampleObject } from './sample-event'
 import { newSecret } from './signature'
 import { checkTarget, type Resolver } from './target-check'
 
@@ -21,6 +23,15 @@ export interface EndpointPatch extends Partial<EndpointInput> {
 }
 
 /** `wd_` and the 32 hex digits of a uuid v7. */
+const WEBHOOK_ENDPOINTS = describeCache({
+  name: 'webhook-endpoints',
+  holds: "each organization's webhook endpoints, and each endpoint by id (the sender's reads)",
+  bound: 'one list per organization with events, one row per endpoint',
+  clearedBy: 'every endpoint change made here or by the worker replaces or forgets it',
+  gain: 'an event with no subscriber 0.2–0.4 vs 64–77 µs; the sender read 0.02 vs 101–142 µs',
+  source: 'database',
+})
+
 const newDeliveryId = () => `wd_${newId().replace(/-/g, '')}`
 
 export function endpointView(row: EndpointRow, secret?: string) {
@@ -104,7 +115,7 @@ export function webhookService(deps: {
     for (const row of cache.get(orgId) ?? []) byId.delete(row.id)
     cache.delete(orgId)
   }
-  stores.onRollback(() => {
+  stores.caches.register(WEBHOOK_ENDPOINTS, () => {
     cache.clear()
     byId.clear()
   })
@@ -317,28 +328,6 @@ export function webhookService(deps: {
         addDelivery(endpoint, { eventId: original.eventId, eventType: original.eventType, payload: original.payload, resentFrom: original.id }),
       )
     },
-  }
-}
-
-/** A believable lead or call for a test send. */
-function sampleObject(type: EventType, livemode: boolean, now: number): Record<string, unknown> {
-  const at = iso(now)
-  if (type.startsWith('call.') || type === 'handover.accepted' || type === 'voicemail.left' || type === 'lead.interested') {
-    return {
-      id: '00000000-0000-7000-8000-000000000001', object: 'call', livemode,
-      lead: { id: '00000000-0000-7000-8000-000000000002', external_id: 'sample-1', name: 'Sample Lead', phone: '+14155550100' },
-      campaign_id: '00000000-0000-7000-8000-000000000003', direction: 'outbound', status: 'ended', outcome: 'interested',
-      outcome_label: 'Interested', note: 'A sample call.', duration_seconds: 90, started: at, answered: at, ended: at, updated: at,
-      handled_by: { id: null, name: 'AI assistant', role: 'ai' }, owner: { id: 'sample-sdr', name: 'Sample SDR' }, tth_seconds: null,
-      callback_at: null, recording_available: false, transcript_available: false, started_by: { type: 'dialer', api_key_id: null },
-    }
-  }
-  return {
-    id: '00000000-0000-7000-8000-000000000002', external_id: 'sample-1', campaign_id: '00000000-0000-7000-8000-000000000003',
-    name: 'Sample Lead', phone: '+14155550100', email: null, address: null, fields: {}, consent: null, lead_source: 'api', owner: null,
-    created: at, updated: at, status: 'queued', call_now: false, place_in_line: null, estimated_wait_seconds: null, scheduled_for: null,
-    scheduled_reason: null, held_reason: null, callback_at: null, late: false, attempts: 0, last_outcome: null, last_outcome_label: null,
-    next_dial_at: null, calls: [], ...(livemode ? {} : { livemode }),
   }
 }
 

@@ -1,0 +1,33 @@
+/**
+ * The Call object (spec "Call"), one TypeBox model: the domain's `Call` type is its `Static`,
+ * src/api/calls/model.ts re-exports it for validation and the OpenAPI document. Presented by
+ * call-view.ts. Property order is reply order.
+ */
+import { Type as t, type Static } from '@sinclair/typebox'
+import { DateTime, Nullable, Person, Uuid } from '../shapes'
+
+export const Call = t.Object({
+  id: Uuid,
+  object: t.Literal('call'),
+  livemode: t.Boolean(),
+  lead: Nullable(t.Object({ id: Uuid, external_id: Nullable(t.String()), name: Nullable(t.String()), phone: Nullable(t.String()) })),
+  campaign_id: Nullable(Uuid),
+  direction: t.Union([t.Literal('outbound'), t.Literal('inbound')]),
+  status: t.Union([t.Literal('ringing'), t.Literal('in_progress'), t.Literal('ended')]),
+  outcome: Nullable(t.String()),
+  outcome_label: Nullable(t.String()),
+  note: Nullable(t.String()),
+  duration_seconds: Nullable(t.Integer()),
+  started: DateTime,
+  answered: Nullable(DateTime),
+  ended: Nullable(DateTime),
+  updated: DateTime,
+  handled_by: t.Object({ id: Nullable(t.String()), name: t.String(), role: t.Union([t.Literal('sdr'), t.Literal('closer'), t.Literal('ai')]) }),
+  owner: Nullable(Person),
+  tth_seconds: Nullable(t.Number()),
+  callback_at: Nullable(DateTime),
+  recording_available: t.Boolean(),
+  transcript_available: t.Boolean(),
+  started_by: t.Object({ type: t.Union([t.Literal('dialer'), t.Literal('api'), t.Literal('person')]), api_key_id: Nullable(t.String()) }),
+})
+export type Call = Static<typeof Call>

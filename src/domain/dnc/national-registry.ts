@@ -1,0 +1,144 @@
+import type { RegistryStore } from '../../db/stores/registry-store'
+import { ApiError, invalid } from '../../errors'
+import type { Clock } from '../../jobs/clock'
+import { RegistryIndex } from './registry-index'
+import { RegistryParser } from './registry-parser'
+
+export { MAX_REJECTED_LINES, parseRegistry, RegistryParser } from './registry-parser'
+
+/**
+ * The port the rest of the service reads the national Do Not Call registry through (intake,
+ * POST /calls, the dialer at dial time). It binds every organization, live and test mode.
+ */
+export interface NationalRegistry {
+  /** Whether the E.164 number is on the registry (only +1 numbers ever are). O(1), no I/O. */
+  isListed(e164: string): boolean
+  /** Distinct numbers loaded. */
+  readonly total: number
+}
+
+/** What an import did (POST /admin/dnc_registry). */
+export interface RegistryImportReport {
+  /** Distinct numbers read from the file: the registry's size now (an import replaces). */
+  imported: number
+  total: number
+  lines: number
+  /** The first MAX_REJECTED_LINES bad line numbers (1-based); `rejectedCount` counts them all. */
+  rejected: number[]
+  rejectedCount: number
+  duplicates: number
+  importedAt: number
+}
+
+export interface RegistrySummary {
+  total: number
+  /** When the list in use was imported; null before the first import. */
+  importedAt: number | null
+}
+
+/** Bytes parsed, and numbers sorted, between two pauses that let other requests run. */
+const PAUSE_BYTES = 1024 * 1024
+const PAUSE_NUMBERS = 1_000_000
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * The registry service: the in-memory index (loaded from SQLite at boot), imports that
+ * replace it, and the lookups. An import parses the file as it streams in, writes the new
+ * list in one transaction, and only then swaps the index: a lookup sees the old list or the
+ * new one, never half of either, and a failed import leaves the old one in place.
+ */
+export function nationalRegistry(deps: { store: RegistryStore; clock: Clock }) {
+  const { store, clock } = deps
+  let index = RegistryIndex.empty
+  let importedAt: number | null = null
+  let importing = false
+
+  return {
+    isListed: (e164: string): boolean => index.has(e164),
+    get total(): number {
+      return index.total
+    },
+
+    /** Builds the index from the stored list (boot). Returns how long it took, in ms. */
+    load(): number {
+      const started = performance.now()
+      const areas: [number, Uint32Array][] = []
+      for (const area of store.areas()) areas.push([area.areaCode, area.subscribers])
+      index = new RegistryIndex(areas)
+      importedAt = store.lastImport()?.importedAt ?? null
+      return performance.now() - started
+    },
+
+    summary(): RegistrySummary {
+      return { total: index.total, importedAt }
+    },
+
+    /**
+     * Imports a registry file given as chunks of bytes (an HTTP body, a file stream), replacing
+     * the list. One import at a time (a second is 429: each holds the whole list in memory).
+     * A file with no good number is refused and changes nothing.
+     */
+    async import(chunks: AsyncIterable<Uint8Array>): Promise<RegistryImportReport> {
+      if (importing) {
+        throw new ApiError('rate_limited', 'A registry import is already running; retry once it has finished.', {
+          retryAfter: 30,
+          extras: { reason: 'registry_import_running' },
+        })
+      }
+      importing = true
+      try {
+        const parser = new RegistryParser()
+        let sincePause = 0
+        for await (const chunk of chunks) {
+          for (let at = 0; at < chunk.length;) {
+            const taken = parser.push(chunk.subarray(at))
+            at += taken
+            sincePause += taken
+            // Stopped early (it made new buffers), or 1 MB parsed: other requests' turn.
+            if (at < chunk.length || sincePause >= PAUSE_BYTES) {
+              sincePause = 0
+              await nextTurn()
+            }
+          }
+        }
+        parser.end()
+        // Sorted and indexed an area code at a time, with pauses: the new index is not read by anyone yet.
+        const next = new RegistryIndex()
+        const areas: [number, Uint32Array][] = []
+        let total = 0
+        let duplicates = parser.compacted
+        let sorted = 0
+        for (const area of parser.areaCodes()) {
+          const [numbers, repeats] = parser.takeArea(area)
+          areas.push([area, numbers])
+          next.add(area, numbers)
+          total += numbers.length
+          duplicates += repeats
+          sorted += numbers.length
+          if (sorted >= PAUSE_NUMBERS) {
+            sorted = 0
+            await nextTurn()
+          }
+        }
+        const { lines, rejected, rejectedCount } = parser.counts()
+        if (total === 0) {
+          const why = lines === 0 ? 'The file is empty' : `None of its ${lines} lines holds a valid 10-digit US number`
+          throw invalid(`${why}; the registry was not changed (send one 10-digit number per line).`, 'body')
+        }
+        const at = clock.now()
+        store.replace(areas.map(([areaCode, subscribers]) => ({ areaCode, subscribers })), {
+          importedAt: at, total, lines, rejected: rejectedCount, duplicates,
+        })
+        // Committed: from now on every lookup sees the new list.
+        index = next
+        importedAt = at
+        return { imported: total, total, lines, rejected, rejectedCount, duplicates, importedAt: at }
+      } finally {
+        importing = false
+      }
+    },
+  }
+}
+
+export type NationalRegistryService = ReturnType<typeof nationalRegistry>

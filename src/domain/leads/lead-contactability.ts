@@ -1,0 +1,52 @@
+import type { LeadRow } from '../../db/stores/lead-store'
+import { iso, isoOrNull } from '../../jobs/clock'
+import type { Principal } from '../access/permissions'
+import type { BlockReason } from '../calling-rules/contract'
+import type { ConsentEvidence, Contactability } from './contactability-shape'
+import type { LeadCore } from './lead-core'
+import type { leadReads } from './lead-reads'
+import type { NationalRegistry } from '../dnc/national-registry'
+import { NATIONAL_REGISTRY_RULE, type LeadRules } from './lead-rules'
+
+/** Why a rule blocks: the engine's reasons, and the national registry (a number listed, no consent). */
+export type ContactabilityReason = BlockReason | 'national_registry'
+
+/** The consent as received plus when it was stored and its hash (null for a consent stored before evidence was kept). */
+export function consentEvidence(lead: Pick<LeadRow, 'consent' | 'consentRecordedAt' | 'consentSha256'>): ConsentEvidence | null {
+  if (!lead.consent) return null
+  return { ...lead.consent, recorded_at: isoOrNull(lead.consentRecordedAt), evidence_sha256: lead.consentSha256 }
+}
+
+/** Reads only: the answer is the engine's verdict at the service clock's now, plus the lead's recorded decisions. */
+export function leadContactability(core: LeadCore, reads: ReturnType<typeof leadReads>, rules: LeadRules, registry: Pick<NationalRegistry, 'isListed'>) {
+  const { stores, clock } = core.deps
+  return {
+    contactability(principal: Principal, id: string): Contactability {
+      const lead = reads.visibleLead(principal, id)
+      const campaign = core.campaignOf(lead.campaignId)
+      const now = clock.now()
+      const reach = rules.reachOf(lead)
+      const verdict = rules.verdict(lead, campaign, now, { reach, withHistory: true })
+      const blockedBy: Contactability['blocked_by'] = verdict.blockedBy.map((b) => ({ rule_id: b.rule_id, reason: b.reason, until: isoOrNull(b.until) }))
+      // The registry binds without end: no call until the lead carries consent.
+      const listed = !lead.consent && registry.isListed(lead.phone)
+      if (listed) blockedBy.push({ rule_id: NATIONAL_REGISTRY_RULE, reason: 'national_registry', until: null })
+      const allowed = verdict.allowed && !listed
+      return {
+        lead_id: lead.id,
+        allowed_now: allowed,
+        next_allowed_at: listed ? null : isoOrNull(verdict.nextAllowedAt),
+        states: [...reach.states],
+        zones: [...reach.zones],
+        calls_last_24h: verdict.callsLast24h,
+        rules: verdict.rules,
+        blocked_by: blockedBy,
+        decisions: stores.decisions.forLead(lead.id).map((d) => ({ at: iso(d.at), rule_id: d.ruleId, outcome: d.outcome, until: isoOrNull(d.until) })),
+        notes: [...reach.notes],
+        rules_version: rules.engine.rulesVersion,
+        consent: consentEvidence(lead),
+        livemode: lead.livemode,
+      }
+    },
+  }
+}

@@ -1,0 +1,41 @@
+import type { CampaignRow } from '../../db/stores/campaign-store'
+import type { LeadRow } from '../../db/stores/lead-store'
+import type { Stores } from '../../db/stores'
+import type { CallingRulesEngine, LeadReach, Verdict } from '../calling-rules/contract'
+
+const DAY_MS = 24 * 3_600_000
+
+/** The lead fields the calling rules read. */
+export type RulesLead = Pick<LeadRow, 'phone' | 'address' | 'orgId' | 'livemode'>
+
+/** The decision rule id of a number found on the national registry at dial time. */
+export const NATIONAL_REGISTRY_RULE = 'national-dnc-registry'
+
+/**
+ * The calling rules (issue 17) as a lead meets them: its reach (area code, address, the
+ * organization's zone), the calls that count toward caps (loaded only when a cap applies:
+ * intake mostly skips the query), and the engine's verdict at `now`.
+ */
+export function leadRulesOf(stores: Stores, engine: CallingRulesEngine) {
+  function reachOf(lead: RulesLead): LeadReach {
+    return engine.reachOf(lead.phone, lead.address, stores.orgs.get(lead.orgId)!.timezone)
+  }
+
+  /** `withHistory`: load the last 24 hours of calls even when no cap applies (calls_last_24h is shown). */
+  function verdict(
+    lead: RulesLead,
+    campaign: Pick<CampaignRow, 'callingHoursStart' | 'callingHoursEnd'>,
+    now: number,
+    opts: { reach?: LeadReach; withHistory?: boolean } = {},
+  ): Verdict {
+    const reach = opts.reach ?? reachOf(lead)
+    const capped = engine.needsCallHistory(reach)
+    const window = Math.max(capped ? engine.historyWindowMs(reach) : 0, opts.withHistory ? DAY_MS : 0)
+    const callTimes = window > 0 ? stores.calls.callStartsToNumber(lead.orgId, lead.livemode, lead.phone, now - window) : []
+    return engine.evaluate({ reach, campaignWindow: { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, callTimes, now })
+  }
+
+  return { engine, reachOf, verdict }
+}
+
+export type LeadRules = ReturnType<typeof leadRulesOf>

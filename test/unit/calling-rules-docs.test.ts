@@ -1,0 +1,52 @@
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { RuleView } from '../../src/domain/calling-rules/contract'
+import { CANADA_HOURS, FEDERAL_HOURS, RULES_VERSION, STATE_RULES } from '../../src/domain/calling-rules/state-rules'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
+
+/** docs/calling-rules.md "The rules" is the table in state-rules.ts, word for word. */
+
+const DOCS = join(import.meta.dir, '../../docs/calling-rules.md')
+const HEADER = '| Rule | Kind | Rule says | Source | Effective | Note |'
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+
+function says(r: RuleView): string {
+  if (r.kind === 'day') return `no calls on ${r.days!.map((d) => DAYS[d]).join(', ')}`
+  if (r.kind === 'holiday') return 'no calls on state holidays'
+  if (r.kind === 'cap') return `at most ${r.max} per rolling ${r.period_hours} h`
+  return r.hours!.map((h) => {
+    const on = h.weekdays
+      ? ` ${h.weekdays.length === 1 ? DAYS[h.weekdays[0]!] : `${DAYS[h.weekdays[0]!]}-${DAYS[h.weekdays.at(-1)!]}`}`
+      : h.days && h.days !== 'all' ? ` ${h.days}` : ''
+    return `${h.start}-${h.end}${on}`
+  }).join(', ')
+}
+
+function expectedTable(): string {
+  const rows = [FEDERAL_HOURS, CANADA_HOURS, ...Object.keys(STATE_RULES).sort().flatMap((s) => STATE_RULES[s]!)]
+  return [
+    `Table version \`${RULES_VERSION}\`.`,
+    '',
+    HEADER,
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| \`${r.id}\` | ${r.kind} | ${says(r)} | ${r.source} | ${r.effective ?? 'not known'} | ${r.note ?? ''} |`),
+  ].join('\n')
+}
+
+function docsTable(): string {
+  const lines = readFileSync(DOCS, 'utf8').split('\n')
+  const start = lines.findIndex((line) => line.startsWith('Table version `'))
+  if (start < 0) return ''
+  let end = start + 2
+  while (end < lines.length && lines[end]!.startsWith('|')) end++
+  return lines.slice(start, end).join('\n')
+}
+
+describe('docs/calling-rules.md', () => {
+  test('lists every rule of the table with its source and effective date (on failure, paste the expected table)', () => {
+    expect(docsTable()).toBe(expectedTable())
+  })
+})
