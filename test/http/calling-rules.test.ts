@@ -176,10 +176,16 @@ describe('the federal floor over a campaign stored before it', () => {
     expect(store.recordDeferred({ id: crypto.randomUUID(), ...row, at: START + 1 })).toBe(false)
     // Another until is another deferral; after a dial, the same one is new again.
     expect(store.recordDeferred({ id: crypto.randomUUID(), ...row, at: START + 2, until: START + 2 * HOUR })).toBe(true)
-    store.recordDialed({ id: crypto.randomUUID(), orgId: w.orgId, livemode: true, leadId: lead.id, at: START + 3 })
+    // A call is the lead's `dialed` decision (the calls table, not a copy).
+    const dialed = (at: number) => h.services.stores.calls.insert({
+      id: crypto.randomUUID(), orgId: w.orgId, campaignId: w.campaignId, leadId: lead.id, livemode: true, direction: 'outbound', status: 'ended',
+      started: at, updated: at, handledBy: { id: null, name: 'AI', role: 'ai' }, startedBy: { type: 'dialer', api_key_id: null }, carrier: 'simulator',
+    })
+    dialed(START + 3)
     expect(store.recordDeferred({ id: crypto.randomUUID(), ...row, at: START + 4 })).toBe(true)
-    // At most 20 kept, the newest.
-    for (let i = 0; i < 30; i++) store.recordDialed({ id: crypto.randomUUID(), orgId: w.orgId, livemode: true, leadId: lead.id, at: START + 10 + i })
+    expect(store.forLead(lead.id).map((d) => d.outcome).slice(0, 4)).toEqual(['deferred', 'dialed', 'deferred', 'deferred'])
+    // At most 20 shown, the newest; deferrals beyond 20 a lead are pruned.
+    for (let i = 0; i < 30; i++) store.recordDeferred({ id: crypto.randomUUID(), ...row, at: START + 10 + i, until: START + 10 + i })
     const kept = store.forLead(lead.id)
     expect(kept).toHaveLength(20)
     expect(kept[0]!.at).toBe(START + 39)

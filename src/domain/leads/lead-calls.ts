@@ -26,9 +26,8 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
   const { save } = core
 
   return {
-    /** The head of a queue is being dialed: one more attempt, for `owner`, and its dial decision. */
+    /** The head of a queue is being dialed: one more attempt, for `owner` (the call row is its `dialed` decision). */
     beginCall(lead: LeadRow, owner: Person): LeadRow {
-      stores.decisions.recordDialed({ id: newId(), orgId: lead.orgId, livemode: lead.livemode, leadId: lead.id, at: clock.now() })
       return save(lead, {
         status: 'dialing',
         queueKey: null,
