@@ -2,48 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { scenarioFor } from '../simulator'
 import { type TwimlNode, parseTwiml } from './emulator-twiml'
 import { signTwilioRequest } from './signature'
+import { DETECTION, PLANS, type Plan } from './emulator-scenarios'
 
 /**
  * How the emulator plays one call: the scenario table of the simulator (docs/simulator.md, by
  * the last two digits of To), driven through Twilio's callbacks and the TwiML the service
  * answers with. Times are emulated seconds, divided by the emulator's speed.
  */
-
-interface Plan {
-  answerAt?: number
-  answeredBy?: 'human' | 'unknown' | 'machine_end_beep'
-  /** When the lead (or machine) hangs up, or when the unanswered call ends. */
-  endAt: number
-  terminal?: 'no-answer' | 'busy' | 'failed'
-  lines: [number, string][]
-}
-
-const INTENT = 'Yes, that sounds good. Can someone walk me through the pricing?'
-const person = (endAt: number, text: string, answeredBy: Plan['answeredBy'] = 'human'): Plan => ({ answerAt: 5, answeredBy, endAt, lines: [[10, text]] })
-
-/** Mirrors the simulator's table (src/telephony/simulator.ts); whether an SDR takes the call is up to the SDR's own number. */
-export const PLANS: Record<string, Plan> = {
-  '00': { answerAt: 6, answeredBy: 'human', endAt: 95, lines: [[25, INTENT]] },
-  '01': person(45, 'No thanks, I am not interested.'),
-  '02': { endAt: 30, terminal: 'no-answer', lines: [] },
-  '03': { endAt: 2, terminal: 'busy', lines: [] },
-  // A machine records until the drop hangs up; the beep (end of greeting) comes 5 s after it answers.
-  '04': { answerAt: 8, answeredBy: 'machine_end_beep', endAt: 120, lines: [] },
-  '05': { endAt: 1, terminal: 'failed', lines: [] },
-  '06': person(50, 'Not now, can you call me back tomorrow at 10?'),
-  '07': person(20, 'Stop calling me. Take me off your list.'),
-  '08': person(30, 'You have the wrong number.'),
-  '09': person(12, '(hangs up)'),
-  '10': person(20, 'Who is calling and why?', 'unknown'),
-  '11': person(30, 'No hablo inglés.'),
-  '12': person(30, 'I rent, I do not own the house.'),
-  '13': person(30, 'Hmm, maybe, I am not sure.'),
-  '14': { answerAt: 5, answeredBy: 'human', endAt: 50, lines: [[20, INTENT]] },
-  '15': { answerAt: 5, answeredBy: 'human', endAt: 88, lines: [[20, INTENT]] },
-}
-
-/** How long AMD takes to decide, by result (DetectMessageEnd waits for the beep on a machine). */
-const DETECTION: Record<string, number> = { human: 2, unknown: 4, machine_end_beep: 5 }
 
 export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled'
 
