@@ -9,6 +9,7 @@ import { exportDownloadRoutes, exportRoutes } from './api/exports/routes'
 import { usageRoutes } from './api/usage/routes'
 import { healthRoutes } from './api/health'
 import { webhookRoutes } from './api/webhooks/routes'
+import { twilioRoutes } from './api/twilio/routes'
 import { leadRoutes } from './api/leads/routes'
 import { createGateway, EXTERNAL_PREFIX, type RequestHandler } from './http/gateway'
 import { requestPipeline } from './http/pipeline'
@@ -26,6 +27,7 @@ export function createApp(s: Services) {
     .use(docsRoutes(s.config.publicUrl))
     .use(recordingRoutes(s))
     .use(exportDownloadRoutes(s))
+    .use(twilioRoutes(s))
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))
     .use(adminRoutes(s))
   if (!s.config.checkReplies) skipReplyChecks(app)

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path'
+import { parseSecretKey, SECRET_KEY_FORMAT } from './domain/secrets/secret-box'
 
 /** Everything the process reads from its environment and flags, validated once at start-up. */
 export interface Config {
@@ -27,6 +28,8 @@ export interface Config {
   readonly apiVersion: string
   /** How long a stop waits for requests in flight before closing their connections. */
   readonly shutdownGraceMs: number
+  /** DIALER_SECRET_KEY as given (checked here, decoded by secret-key-file.ts); null: the data directory's key file. */
+  readonly secretKey: string | null
 }
 
 export class ConfigError extends Error {}
@@ -98,11 +101,19 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   // 10 s: longer than any request takes (a POST /exports waits at most 5 s), shorter than
   // systemd's 90 s stop timeout.
   const shutdownGraceMs = integer(pick('shutdown-grace-seconds', 'DIALER_SHUTDOWN_GRACE_SECONDS') ?? '10', 'DIALER_SHUTDOWN_GRACE_SECONDS', 0, 3600) * 1000
+  // Unset: a key is minted on first boot into DATA_DIR/secret.key (mode 0600) and read from there
+  // after. Set: 32 bytes as 64 hex characters or base64; it seals carrier auth tokens at rest.
+  // Environment only (no flag): a command line is visible to every user of the machine.
+  const secretKey = env.DIALER_SECRET_KEY ?? null
+  if (secretKey !== null && !parseSecretKey(secretKey)) {
+    // The value is a secret: never echoed.
+    throw new ConfigError(SECRET_KEY_FORMAT)
+  }
 
   return Object.freeze({
     port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
     webhookAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, trustedProxyHops,
-    logRequests, checkReplies, apiVersion, shutdownGraceMs,
+    logRequests, checkReplies, apiVersion, shutdownGraceMs, secretKey,
   })
 }
 

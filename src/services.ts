@@ -14,6 +14,11 @@ import { Dialer } from './domain/calls/dialer'
 import { signedLinks, type SignedLinks } from './domain/links/signed-links'
 import { SimulatedCarrier } from './telephony/simulator'
 import type { Carrier } from './telephony/carrier'
+import { TwilioCarrier } from './telephony/twilio/twilio-carrier'
+import type { TwilioAccount } from './telephony/twilio/rest-client'
+import { carrierDirectory } from './domain/calls/carrier-choice'
+import { recordingFiles } from './domain/calls/recording-files'
+import { purgeRecordings } from './domain/calls/recording-retention'
 import { eventQueries, type EventQueries } from './domain/events/event-queries'
 import { DeliveryWorker } from './domain/webhooks/delivery-worker'
 import { httpTransport, type WebhookTransport } from './domain/webhooks/transport'
@@ -24,6 +29,8 @@ import { usageService, type UsageService } from './domain/usage/usage-service'
 import { exportService, type ExportService } from './domain/exports/export-service'
 import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
+import { secretBox } from './domain/secrets/secret-box'
+import { loadSecretKey } from './domain/secrets/secret-key-file'
 import { IdempotencyGuard } from './http/idempotency'
 import { Metrics } from './http/metrics'
 import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
@@ -52,7 +59,10 @@ export interface Services {
   readonly leads: LeadService
   readonly calls: CallService
   readonly dialer: Dialer
+  /** The built-in simulator: test keys, and live keys of organizations without a carrier. */
   readonly carrier: Carrier
+  /** Twilio, for live keys of organizations that set it (its callbacks: src/api/twilio/routes.ts). */
+  readonly twilio: TwilioCarrier
   readonly links: SignedLinks
   readonly eventQueries: EventQueries
   readonly webhooks: WebhookService
@@ -86,6 +96,9 @@ export interface ServiceOptions {
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
   const metrics = new Metrics()
+  // Before the database: a key file that is malformed or readable by others stops the start here.
+  const secretKey = loadSecretKey(config)
+  if (secretKey.source === 'minted') logger.info('secret_key_minted', { path: secretKey.path })
   const database = openDatabase(config.databasePath, {
     synchronous: config.synchronous,
     groupCommits: config.groupCommits,
@@ -107,7 +120,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
 
   const transaction = stores.transaction
   const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock, caches: database.caches })
-  const orgs = orgService({ orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId) })
+  const orgs = orgService({ orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets: secretBox(secretKey.key), transaction })
   const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
   const dnc = dncService({ dnc: stores.dnc, clock, transaction })
   const registry = nationalRegistry({ store: stores.registry, clock })
@@ -129,12 +142,29 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     onRefused: (code) => metrics.intakeRefusals.inc(code),
   })
   const carrier = new SimulatedCarrier({ clock, scheduler, speed: config.simSpeed })
+  const recordings = recordingFiles(config.dataDir)
+  const twilio = new TwilioCarrier({
+    store: stores.carrierCalls,
+    transaction,
+    afterDurable: stores.afterDurable,
+    account: (orgId) => twilioAccountOf(orgs, orgId),
+    publicUrl: config.publicUrl,
+    recordings,
+    clock,
+    scheduler,
+  })
+  const carriers = carrierDirectory({
+    simulator: carrier,
+    twilio,
+    // The row without its token: caller IDs and detection are all a dial decides with.
+    settingsOf: (orgId) => stores.orgs.carrier(orgId) ?? null,
+  })
   const links = signedLinks(stores.settings, config.publicUrl)
   const calls = callService({
-    stores, leads, dnc, events, carrier, clock, scheduler, links,
+    stores, leads, dnc, events, carriers, clock, scheduler, links,
     onOutcome: (outcome) => metrics.calls.inc(outcome),
   })
-  const dialer = new Dialer({ stores, queues, leads, calls, handleTimes, clock }, options.autoDial ?? true)
+  const dialer = new Dialer({ stores, queues, leads, calls, handleTimes, clock, scheduler }, options.autoDial ?? true)
 
   const webhooks = webhookService({
     stores, clock, allowPrivate: config.webhookAllowPrivate, resolve: options.webhookResolver, apiVersion: config.apiVersion,
@@ -177,6 +207,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   queues.onWork((campaignId, livemode) => dialer.pump(campaignId, livemode))
   // A call ends → its line takes the next lead.
   calls.onLineFree((campaignId, livemode) => dialer.lineFree(campaignId, livemode))
+  // The carrier turns a call away for its own limit (429) → the campaign's lines hold, then dial again.
+  calls.onCarrierThrottled((campaignId, livemode) => dialer.throttled(campaignId, livemode))
+  // Twilio's callbacks (also those of calls dialed before a restart) → the call service's events.
+  twilio.connect(calls.carrierEvents)
   // An event is stored (in its transaction) → its webhook deliveries are written with it (the outbox),
   events.onRecorded((row) => webhooks.fanOut(row))
   // → and once durable, each delivery is sent by the worker (as are those of a resumed endpoint).
@@ -220,6 +254,15 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   dialer.pumpAll()
 
   scheduler.every({
+    name: 'carrier_watchdog',
+    // Each minute: a Twilio call quiet for 15 minutes is looked up (a lost final callback), so none stays up forever.
+    pattern: '0 * * * * *',
+    run: () => {
+      twilio.watch()
+    },
+  })
+
+  scheduler.every({
     name: 'late_sweep',
     // Spec: every 30 s.
     pattern: '*/30 * * * * *',
@@ -238,7 +281,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
       const cutoff = clock.now() - 30 * 24 * 60 * 60 * 1000
       const deliveryRows = stores.webhooks.purgeBefore(cutoff)
       const eventRows = stores.events.purgeBefore(cutoff)
-      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows, deliveries: deliveryRows })
+      // Recordings: each organization's recording_retention_days (default 90).
+      // Standalone batches: each has committed when it returns, so its files are gone too.
+      const recordingsPurged = purgeRecordings({ stores, files: recordings, clock, transaction: (work) => database.standalone(work) })
+      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows, deliveries: deliveryRows, recordings: recordingsPurged.calls, recording_files: recordingsPurged.files })
     },
   })
 
@@ -263,6 +309,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     calls,
     dialer,
     carrier,
+    twilio,
     links,
     eventQueries: eventQueries(stores.events),
     webhooks,
@@ -286,14 +333,20 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
         logger.warn('usage_count_on_close_failed', { error: String(error) })
       }
       deliveries.stop()
+      twilio.stop()
       scheduler.stop()
       database.close()
     },
   }
 }
 
-/**
- * Counts what the lead service refuses, without it knowing about metrics: intake refusals by
- * code (not dry runs; batch items refused by their schema before the checks are not counted),
- * and the 429s of intake and POST /calls by reason (the gateway counts its own).
- */
+/** The organization's Twilio account with its token opened, or null (no Twilio, or the token does not open: the key changed). */
+function twilioAccountOf(orgs: OrgService, orgId: string): TwilioAccount | null {
+  try {
+    const settings = orgs.carrier(orgId)
+    return settings.kind === 'twilio' ? { accountSid: settings.accountSid, authToken: settings.authToken, apiBaseUrl: settings.apiBaseUrl } : null
+  } catch (error) {
+    logger.error('carrier_token_unreadable', { org_id: orgId, error: error instanceof Error ? error.name : 'unknown' })
+    return null
+  }
+}

@@ -2,13 +2,40 @@ import { t } from 'elysia'
 import type { CampaignRow, RetiredNumberRow } from '../db/stores/campaign-store'
 import type { ApiKeyRow } from '../db/stores/key-store'
 import type { OrgRow } from '../db/stores/org-store'
+import type { CarrierView } from '../domain/orgs/carrier-settings'
 import { iso, isoOrNull } from '../jobs/clock'
 import { strict } from '../api/shared'
 
 // Admin limits go up to 100000 (DESIGN.md "Contract details").
 const rate = (min = 1) => t.Integer({ minimum: min, maximum: 100_000 })
 const Name = t.String({ minLength: 1, maxLength: 200 })
-const PersonInput = t.Object({ id: t.Optional(t.String()), name: t.String({ minLength: 1, maxLength: 200 }) }, strict)
+// `phone` (E.164) is where a live carrier's bridge rings the person (issue 18).
+const PersonInput = t.Object(
+  { id: t.Optional(t.String()), name: t.String({ minLength: 1, maxLength: 200 }), phone: t.Optional(t.String({ minLength: 1, maxLength: 32 })) },
+  strict,
+)
+
+// The organization's carrier for live calls (src/domain/orgs/carrier-settings.ts checks the
+// formats: SID, token, E.164 caller IDs, https endpoint).
+const CarrierInput = t.Object(
+  {
+    kind: t.Union([t.Literal('simulator'), t.Literal('twilio')]),
+    account_sid: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+    auth_token: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+    caller_ids: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 32 }), { maxItems: 100 })),
+    api_base_url: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
+    machine_detection: t.Optional(t.Boolean()),
+  },
+  strict,
+)
+
+// What a campaign drops on an answering machine: an audio file the carrier plays, or text it says.
+const VoicemailInput = t.Nullable(
+  t.Union([
+    t.Object({ audio_url: t.String({ minLength: 1, maxLength: 2000 }) }, strict),
+    t.Object({ say: t.String({ minLength: 1, maxLength: 1000 }) }, strict),
+  ]),
+)
 
 const orgFields = {
   name: Name,
@@ -18,6 +45,8 @@ const orgFields = {
   recording_enabled: t.Boolean(),
   webhook_endpoint_limit: t.Integer({ minimum: 0, maximum: 1000 }),
   outcome_labels: t.Record(t.String({ maxLength: 100 }), t.String()),
+  carrier: CarrierInput,
+  recording_retention_days: t.Integer({ minimum: 1, maximum: 3650 }),
 }
 
 export const CreateOrgBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(orgFields), ['name']))], strict)
@@ -65,6 +94,7 @@ const campaignFields = {
   duplicate_window_hours: t.Integer({ minimum: 0, maximum: 8760 }),
   cooldown_hours: t.Integer({ minimum: 0, maximum: 8760 }),
   spend_cap_usd: t.Nullable(t.Number({ minimum: 0, maximum: 100_000_000 })),
+  voicemail: VoicemailInput,
 }
 
 export const CreateCampaignBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(campaignFields), ['name']))], strict)
@@ -85,7 +115,7 @@ export const adminListQuery = t.Object(
   strict,
 )
 
-export const presentOrg = (o: OrgRow) => ({
+export const presentOrg = (o: OrgRow, carrier: CarrierView) => ({
   id: o.id,
   object: 'organization',
   name: o.name,
@@ -95,6 +125,8 @@ export const presentOrg = (o: OrgRow) => ({
   recording_enabled: o.recordingEnabled,
   webhook_endpoint_limit: o.webhookEndpointLimit,
   outcome_labels: o.outcomeLabels,
+  recording_retention_days: o.recordingRetentionDays,
+  carrier,
   created: iso(o.created),
   updated: iso(o.updated),
 })
@@ -138,6 +170,7 @@ export const presentAdminCampaign = (c: CampaignRow) => ({
   duplicate_window_hours: c.duplicateWindowHours,
   cooldown_hours: c.cooldownHours,
   spend_cap_usd: c.spendCapUsd,
+  voicemail: c.voicemail,
   created: iso(c.created),
   updated: iso(c.updated),
 })

@@ -5,6 +5,7 @@ import { listReply } from '../http/paging'
 import { bodyChecksOf, type BodyCheck } from '../http/body-check'
 import { ADMIN_PREFIX, markAdminRoute } from '../http/pipeline'
 import { registryBody } from '../http/registry-upload'
+import type { OrgRow } from '../db/stores/org-store'
 import type { Services } from '../services'
 import {
   adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, PatchCampaignBody, PatchKeyBody,
@@ -21,6 +22,8 @@ const detail = (summary: string) => ({ tags: ['Admin'], summary, hide: true })
  * pipeline), `{ data }` replies, the external API's error envelope.
  */
 export const adminRoutes = (s: Services) => {
+  // An organization with its carrier (never the auth token: carrierView shows auth_token_set).
+  const org = (row: OrgRow) => presentOrg(row, s.orgs.carrierView(row.id))
   // Each body is checked against its route's schema before Elysia validates it (as external
   // bodies are, body-check.ts): Elysia's own error prints the whole value, 25-80 ms for a
   // 1 MB string where the limit is 200 characters.
@@ -35,14 +38,14 @@ export const adminRoutes = (s: Services) => {
     // ---- organizations ----
     .post('/orgs', ({ body, set }) => {
       set.status = 201
-      return { data: presentOrg(s.orgs.create(body)) }
+      return { data: org(s.orgs.create(body)) }
     }, { body: CreateOrgBody, detail: detail('Create an organization') })
     .get('/orgs', ({ query }) => {
       const limit = query.limit ?? 50
-      return listReply(s.orgs.list(limit + 1, query.starting_after), limit, presentOrg)
+      return listReply(s.orgs.list(limit + 1, query.starting_after), limit, org)
     }, { query: adminListQuery, detail: detail('List organizations') })
-    .get('/orgs/:id', ({ params }) => ({ data: presentOrg(s.orgs.get(params.id)) }), { params: orgParams, detail: detail('Get an organization') })
-    .patch('/orgs/:id', ({ params, body }) => ({ data: presentOrg(s.orgs.update(params.id, body)) }), {
+    .get('/orgs/:id', ({ params }) => ({ data: org(s.orgs.get(params.id)) }), { params: orgParams, detail: detail('Get an organization') })
+    .patch('/orgs/:id', ({ params, body }) => ({ data: org(s.orgs.update(params.id, body)) }), {
       params: orgParams, body: PatchOrgBody, detail: detail('Change an organization'),
     })
 

@@ -21,6 +21,8 @@ export interface ParsedAdmin {
   body: Record<string, unknown> | undefined
   /** A file sent as the body instead (`registry import FILE`), with its content type. */
   upload?: { file: string; contentType: string }
+  /** The body as sent, read just before sending (a secret from a file or stdin); else `body`. */
+  complete?: () => Record<string, unknown>
 }
 
 /** A parsed command line: help to print, or a request with what a 404 would be "no ... of". */
@@ -41,7 +43,8 @@ function convert(kind: FieldKind, raw: string, flag: string): unknown {
     case 'bool': return raw === 'true' ? true : raw === 'false' ? false : fail('true or false')
     case 'list': return raw === '' ? [] : raw.split(',').map((x) => x.trim())
     case 'nullable-list': return raw === 'null' ? null : convert('list', raw, flag)
-    case 'people': return raw === '' ? [] : raw.split(',').map((name) => ({ name: name.trim() }))
+    case 'people': return raw === '' ? [] : raw.split(',').map(person)
+    case 'switch': return raw === 'true' ? true : raw === 'false' ? false : fail('given without a value')
     case 'json':
       try {
         return JSON.parse(raw)
@@ -49,6 +52,12 @@ function convert(kind: FieldKind, raw: string, flag: string): unknown {
         return fail('JSON')
       }
   }
+}
+
+/** "Alex Rivera" or "Alex Rivera <+14155550123>" (the phone a live carrier bridges to). */
+function person(raw: string): { name: string; phone?: string } {
+  const match = /^(.*?)\s*<([^>]*)>\s*$/.exec(raw.trim())
+  return match ? { name: match[1]!.trim(), phone: match[2]!.trim() } : { name: raw.trim() }
 }
 
 const kebab = (field: string) => field.replace(/_/g, '-')
@@ -88,9 +97,12 @@ export function parseAdmin(args: string[]): AdminInvocation {
       const guess = closest(field, [...allowed])
       throw new CliError(`unknown flag --${kebab(field)} for "dialer admin ${name}"`, EXIT.usage, `${guess ? `Did you mean --${kebab(guess)}? ` : ''}${helpHint}`)
     }
-    const value = eq > 0 ? arg.slice(eq + 1) : rest[++i]
+    const kind = command.fields?.[field]
+    const value = eq > 0 ? arg.slice(eq + 1) : kind === 'switch' ? 'true' : rest[++i]
     if (value === undefined) throw new CliError(`--${kebab(field)} needs a value`, EXIT.usage, helpHint)
-    flags.set(field, value)
+    // A LIST flag given again adds to it (--caller-id A --caller-id B).
+    const before = flags.get(field)
+    flags.set(field, kind === 'list' && before !== undefined ? `${before},${value}` : value)
   }
   const connection = new Map<string, string>()
   for (const field of CONNECTION) {
@@ -137,7 +149,9 @@ function toRequest(command: Command, path: string, flags: Map<string, string>): 
   }
   const body: Record<string, unknown> = {}
   for (const [field, value] of flags) body[field] = convert(command.fields![field]!, value, kebab(field))
-  return { method: command.method, path, body }
+  const built = command.build ? command.build(body) : body
+  const complete = command.complete
+  return { method: command.method, path, body: built, ...(complete ? { complete: () => complete(body, built) } : {}) }
 }
 
 /** Turns `org create --name X` into the admin request it stands for. */
@@ -236,7 +250,8 @@ export async function adminMain(args: string[], env: Record<string, string | und
     throw new CliError('no admin token: set DIALER_ADMIN_TOKEN or pass --token', EXIT.usage, 'The service prints one on first start; `dialer admin-token reset` mints a new one.')
   }
   const { request } = parsed
-  const body = request.upload ? uploadBody(request.upload.file) : request.body ? JSON.stringify(request.body) : undefined
+  const sent = request.complete ? request.complete() : request.body
+  const body = request.upload ? uploadBody(request.upload.file) : sent ? JSON.stringify(sent) : undefined
   let response: Response
   let text: string
   try {

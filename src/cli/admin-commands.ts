@@ -2,9 +2,12 @@
  * The `dialer admin` command table: each command is one admin API request. Parsing, help and
  * error messages are all read from here, so a new command needs only a row.
  */
+import { CARRIER_FLAGS, CARRIER_NOTES, carrierBody, withCarrierToken } from './carrier-command'
 
 export type FieldKind =
   | 'string' | 'nullable-string' | 'int' | 'number' | 'nullable-number' | 'bool' | 'list' | 'nullable-list' | 'people' | 'json'
+  /** A flag without a value (`--twilio`). */
+  | 'switch'
 
 export interface Command {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -21,13 +24,17 @@ export interface Command {
   required?: string[]
   /** The positional argument (`arg`) is a file, streamed as the body with this content type. */
   upload?: string
+  /** Turns the flags' values into the body, when the body is not flag-for-field (`org carrier`). */
+  build?: (fields: Record<string, unknown>) => Record<string, unknown>
+  /** Completes the body just before it is sent (reads a secret from a file or stdin). */
+  complete?: (fields: Record<string, unknown>, body: Record<string, unknown>) => Record<string, unknown>
   note?: string
   example: string
 }
 
 const orgFields: Record<string, FieldKind> = {
   name: 'string', timezone: 'string', rate_usd_per_minute: 'number', plan_requests_per_minute: 'int',
-  recording_enabled: 'bool', webhook_endpoint_limit: 'int', outcome_labels: 'json',
+  recording_enabled: 'bool', webhook_endpoint_limit: 'int', outcome_labels: 'json', recording_retention_days: 'int',
 }
 const keyFields: Record<string, FieldKind> = {
   name: 'string', permissions: 'list', campaign_ids: 'nullable-list', max_concurrent: 'int',
@@ -36,7 +43,7 @@ const keyFields: Record<string, FieldKind> = {
 const campaignFields: Record<string, FieldKind> = {
   name: 'string', status: 'string', lines: 'int', sdrs: 'people', closers: 'people', requires_consent: 'bool',
   call_now_default: 'bool', late_minutes: 'int', calling_hours: 'json', max_attempts: 'int', retry_minutes: 'int',
-  duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number',
+  duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number', voicemail: 'json',
 }
 const listQuery = ['limit', 'starting_after']
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
@@ -52,6 +59,13 @@ export const COMMANDS: Record<string, Command> = {
   'org update': {
     method: 'PATCH', path: '/orgs/:id', arg: 'ORG_ID', fields: orgFields, summary: "Change an organization's settings (only the flags given).",
     example: `dialer admin org update ${ORG} --plan-requests-per-minute 1200`,
+  },
+  'org carrier': {
+    method: 'PATCH', path: '/orgs/:id', arg: 'ORG_ID', fields: CARRIER_FLAGS, build: carrierBody, complete: withCarrierToken,
+    summary: "Set the carrier the organization's live calls go through: the simulator or Twilio.",
+    note: 'The auth token is read from a file or stdin, never from the command line (it would show in ps and shell history); '
+      + 'left out, the stored one is kept while the account and endpoint stay the same.',
+    example: `dialer admin org carrier ${ORG} --twilio --account-sid AC... --auth-token-file /etc/dialer/twilio-token --caller-id +14155550100`,
   },
   'key create': {
     method: 'POST', path: '/orgs/:org/keys', fields: { ...keyFields, mode: 'string' }, required: ['name', 'mode'],
@@ -109,6 +123,8 @@ export const FLAG_NOTES: Record<string, string> = {
   recording_enabled: 'record calls',
   webhook_endpoint_limit: 'most webhook endpoints allowed (0 to 1000)',
   outcome_labels: 'label -> outcome, e.g. {"Hot lead":"interested"}',
+  recording_retention_days: 'days call recordings are kept (1 to 3650, default 90)',
+  voicemail: 'dropped on answering machines: {"audio_url":"https://..."} or {"say":"..."}; null = none',
   mode: 'live or test',
   permissions: 'e.g. leads:write,leads:read (default: every permission)',
   campaign_ids: 'campaigns the key may use; null = all',
@@ -120,8 +136,8 @@ export const FLAG_NOTES: Record<string, string> = {
   disabled: 'turn the key off (or on again) without revoking it',
   status: 'draft, active, paused or completed',
   lines: 'calls at once (1 to 1000)',
-  sdrs: 'comma-separated SDR names; empty clears',
-  closers: 'comma-separated closer names; empty clears',
+  sdrs: 'comma-separated SDR names, each with its phone for live calls as "Alex Rivera <+14155550123>"; empty clears',
+  closers: 'comma-separated closer names (with <phone> as for --sdrs); empty clears',
   requires_consent: 'refuse leads without consent',
   call_now_default: 'new leads are called at once unless they say otherwise',
   late_minutes: 'minutes a lead may wait before it counts as late',
@@ -138,6 +154,7 @@ export const FLAG_NOTES: Record<string, string> = {
   now: 'ISO 8601 time to move to',
   limit: 'items per page (1 to 100, default 50)',
   starting_after: 'the last id of the previous page',
+  ...CARRIER_NOTES,
 }
 
 export const KIND_TYPES: Record<FieldKind, string> = {
@@ -151,6 +168,7 @@ export const KIND_TYPES: Record<FieldKind, string> = {
   'nullable-list': 'LIST|null',
   people: 'NAMES',
   json: 'JSON',
+  switch: '',
 }
 
 /** Types more telling than the kind's, in help. */

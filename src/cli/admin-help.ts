@@ -32,7 +32,7 @@ export function commandFlags(command: Command): [string, string][] {
   if (command.path.includes(':org')) rows.push(['--org ORG_ID', `${FLAG_NOTES.org} (required)`])
   for (const [field, kind] of Object.entries(command.fields ?? {})) {
     const required = command.required?.includes(field) ? ' (required)' : ''
-    rows.push([`${flag(field)} ${typeOf(field, kind)}`, `${FLAG_NOTES[field] ?? ''}${required}`])
+    rows.push([`${flag(field)} ${typeOf(field, kind)}`.trimEnd(), `${FLAG_NOTES[field] ?? ''}${required}`])
   }
   for (const field of command.query ?? []) rows.push([`${flag(field)} ${field === 'limit' ? 'INTEGER' : 'TEXT'}`, FLAG_NOTES[field] ?? ''])
   return rows

@@ -213,5 +213,20 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nALTER TABLE `leads` ADD `consent_recorded_at` integer;",
       "\nALTER TABLE `leads` ADD `consent_sha256` text;"
     ]
+  },
+  {
+    "tag": "0015_kind_the_fury",
+    "folderMillis": 1795484123348,
+    "hash": "be62bdaf269d65dee1fd2cb3a6ad95354fcb4883025013c87b8599a4a6f1a9ee",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `carrier_calls` (\n\t`call_id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`carrier` text NOT NULL,\n\t`carrier_call_id` text,\n\t`plan` text NOT NULL,\n\t`state` text NOT NULL,\n\t`open` integer NOT NULL,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`call_id`) REFERENCES `calls`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE UNIQUE INDEX `carrier_calls_sid` ON `carrier_calls` (`carrier_call_id`);",
+      "\nCREATE INDEX `carrier_calls_open` ON `carrier_calls` (`call_id`) WHERE open = 1;",
+      "\nCREATE TABLE `org_carriers` (\n\t`org_id` text PRIMARY KEY NOT NULL,\n\t`kind` text NOT NULL,\n\t`account_sid` text NOT NULL,\n\t`auth_token_sealed` text NOT NULL,\n\t`caller_ids` text NOT NULL,\n\t`api_base_url` text NOT NULL,\n\t`machine_detection` integer NOT NULL,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nALTER TABLE `orgs` ADD `recording_retention_days` integer DEFAULT 90 NOT NULL;",
+      "\nALTER TABLE `campaigns` ADD `voicemail` text;",
+      "\nCREATE INDEX `calls_recorded` ON `calls` (`ended`) WHERE recording_available = 1;"
+    ]
   }
 ]

@@ -9,6 +9,10 @@ import { fingerprintOf, readIdempotencyKey, replayBody } from './idempotency'
 import { JSON_LIMITS, jsonShape } from './json-depth'
 import { REGISTRY_BODY, isRegistryUpload } from './registry-upload'
 import { stateOf } from './request-state'
+import { CALLBACK_PREFIX } from '../telephony/twilio/call-plan'
+
+/** What the pipeline's parser leaves for a Twilio callback: the route reads the form itself. */
+const TWILIO_BODY = Object.freeze({ form: true })
 
 export { ADMIN_PREFIX, EXTERNAL_PREFIX, OPENAPI_PATH } from './gateway'
 
@@ -19,7 +23,7 @@ const utf8 = new TextDecoder()
  * one over the cap) is read whole, which is far cheaper than a stream reader; a chunked body is
  * read chunk by chunk and given up once it runs over.
  */
-async function readCappedText(request: Request): Promise<string> {
+export async function readCappedText(request: Request): Promise<string> {
   if (!request.body) return ''
   if (request.headers.has('content-length')) {
     const text = await request.text()
@@ -139,6 +143,8 @@ export function requestPipeline(s: Services) {
       // The registry file is left unread: its route streams it (registry-upload.ts).
       const state = stateOf(request)
       if (state && isRegistryUpload(request.method, state.pathname)) return REGISTRY_BODY
+      // Twilio posts forms, signed as sent: its routes read the text themselves (src/api/twilio/routes.ts).
+      if (state?.pathname.startsWith(CALLBACK_PREFIX)) return TWILIO_BODY
       const text = await readCappedText(request)
       // Every body is JSON, whatever its Content-Type (no route takes CSV): a text body let
       // Elysia read a deep array past the shape check below.

@@ -1,11 +1,21 @@
-import type { TranscriptLine } from '../db/schema'
+import type { HandledBy, TranscriptLine, Voicemail } from '../db/schema'
 import type { Outcome } from '../domain/outcomes'
 
 export type AnsweredBy = 'person' | 'machine' | 'unknown'
 
+/** Someone on our side a carrier can bridge a lead to: SDRs first, then closers. */
+export interface BridgePerson {
+  id: string | null
+  name: string
+  role: 'sdr' | 'closer'
+  /** E.164. */
+  phone: string
+}
+
 /** What the dialer asks a carrier to do: one outbound call. */
 export interface DialRequest {
   callId: string
+  orgId: string
   /** E.164 */
   to: string
   livemode: boolean
@@ -16,7 +26,16 @@ export interface DialRequest {
   agentName: string
   /** The lead's time zone, for times the lead says in their own time ("tomorrow at 10"). */
   leadZone: string
+  /** The number the lead sees (the organization's caller ID sharing the lead's area code, else its first); null: the carrier's own. */
+  callerId: string | null
+  /** Detect answering machines; off, everyone who answers is taken for a person. */
+  machineDetection: boolean
+  /** What to do on answer: a person is bridged to these people in turn; a machine gets this voicemail (none: hang up). */
+  onAnswer: { bridge: BridgePerson[]; voicemail: Voicemail | null }
 }
+
+/** Why a call never reached the lead because of the carrier, not the number: it does not count against the number. */
+export type CarrierFault = 'throttled' | 'unavailable'
 
 /** How a call ended, as the carrier (and the AI on it) saw it. */
 export interface CallReport {
@@ -29,23 +48,41 @@ export interface CallReport {
   /** The lead asked not to be called again. */
   optOut: boolean
   durationSeconds: number
+  /** Lines known at the end (a carrier may also send them as they come: CallEvents.transcribed). */
   transcript: TranscriptLine[]
   recorded: boolean
+  /** Set when the carrier, not the number, failed the call (the dialer holds the campaign's lines after 'throttled'). */
+  carrierFault?: CarrierFault
 }
 
-/** What happens on a call, told to the dialer as it happens. */
+/**
+ * What happens on a call, told to the call service as it happens. A carrier may tell an event
+ * twice or late: each one checks the call's state and changes nothing it should not.
+ */
 export interface CallEvents {
   answered(callId: string, by: AnsweredBy): void
   /** The AI heard buying intent. */
   intent(callId: string, excerpt: string, confidence: number): void
-  /** A person on our side took the call. */
-  handover(callId: string): void
+  /** A person on our side took the call: the one named, else the one the intent was offered to. */
+  handover(callId: string, person?: Pick<BridgePerson, 'id' | 'name' | 'role'>): void
   ended(callId: string, report: CallReport): void
+  /** Transcript lines as they arrive, before or after the end. */
+  transcribed(callId: string, lines: TranscriptLine[]): void
+  /** The recording is stored and can be served (it may come after the end). */
+  recorded(callId: string): void
+}
+
+/** A call the process was running when it stopped (boot reconciliation). */
+export interface OpenCall {
+  id: string
+  orgId: string
+  started: number
+  answered: number | null
 }
 
 /**
- * A telephone carrier. The dialer only talks to this interface, so a real carrier adapter
- * can be added beside the simulator without touching the dialer.
+ * A telephone carrier. The dialer only talks to the call service, and the call service only to
+ * this interface, so a carrier is added without touching the dialer.
  */
 export interface Carrier {
   readonly name: string
@@ -54,4 +91,10 @@ export interface Carrier {
   hangUp(callId: string): void
   /** The recording audio (WAV) of a recorded call, as the carrier serves it. */
   recording(call: { id: string; durationSeconds: number | null }): Uint8Array | null
+  /**
+   * Boot: a call that was up when the process stopped. True when the carrier will find out how
+   * it ended and tell `events` (it asks the real carrier); false when it cannot, and the call is
+   * closed as failed.
+   */
+  resume(call: OpenCall, events: CallEvents): boolean
 }

@@ -157,6 +157,11 @@ export class SimulatedCarrier implements Carrier {
     this.running.delete(callId)
   }
 
+  /** A scripted call cannot be picked up again after a restart: the service closes it as failed. */
+  resume(): boolean {
+    return false
+  }
+
   /** A second of a 440 Hz tone per call, 8 kHz 8-bit mono WAV: enough to prove the link works. */
   recording(call: { id: string; durationSeconds: number | null }): Uint8Array | null {
     if (!call.durationSeconds) return null

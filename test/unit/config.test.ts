@@ -39,6 +39,7 @@ describe('loadConfig: defaults', () => {
       checkReplies: false,
       apiVersion: '2026-11-01',
       shutdownGraceMs: 10_000,
+      secretKey: null,
     })
   })
 

@@ -23,6 +23,9 @@ type Seen =
   | { at: number; kind: 'handover'; id: string }
   | { at: number; kind: 'ended'; id: string; report: CallReport }
 
+/** What the simulator ignores: a real carrier's caller ID, detection and bridge. */
+const DIAL_EXTRAS = { orgId: 'org-1', callerId: null, machineDetection: true, onAnswer: { bridge: [], voicemail: null } }
+
 function setup(speed = 1, start = START) {
   const clock = new FakeClock(start)
   const scheduler = new FakeScheduler(clock)
@@ -33,10 +36,12 @@ function setup(speed = 1, start = START) {
     intent: (id, excerpt, confidence) => void seen.push({ at: clock.now(), kind: 'intent', id, excerpt, confidence }),
     handover: (id) => void seen.push({ at: clock.now(), kind: 'handover', id }),
     ended: (id, report) => void seen.push({ at: clock.now(), kind: 'ended', id, report }),
+    transcribed: () => {},
+    recorded: () => {},
   }
   const dial = (to: string, more: Partial<DialRequest> = {}) =>
     carrier.dial(
-      { callId: 'call-1', to, livemode: true, record: true, leadName: 'Jordan Lee', agentName: 'Alex Rivera', leadZone: 'America/New_York', ...more },
+      { ...DIAL_EXTRAS, callId: 'call-1', to, livemode: true, record: true, leadName: 'Jordan Lee', agentName: 'Alex Rivera', leadZone: 'America/New_York', ...more },
       events,
     )
   return { clock, scheduler, carrier, seen, dial }
@@ -240,8 +245,10 @@ describe('SimulatedCarrier: steps on the clock', () => {
       intent: () => {},
       handover: () => {},
       ended: (id, report) => void seen.push({ at: scheduler.clock.now(), kind: 'ended', id, report }),
+      transcribed: () => {},
+      recorded: () => {},
     }
-    const base = { livemode: true, record: true, leadName: null, agentName: 'A', leadZone: 'America/New_York' }
+    const base = { ...DIAL_EXTRAS, livemode: true, record: true, leadName: null, agentName: 'A', leadZone: 'America/New_York' }
     carrier.dial({ ...base, callId: 'slow', to: '+12125552000' }, events)
     carrier.dial({ ...base, callId: 'fast', to: '+12125552005' }, events)
     carrier.dial({ ...base, callId: 'mid', to: '+12125552002' }, events)
@@ -276,8 +283,10 @@ describe('SimulatedCarrier: hangUp', () => {
       intent: () => {},
       handover: () => {},
       ended: (id, report) => void seen.push({ at: 0, kind: 'ended', id, report }),
+      transcribed: () => {},
+      recorded: () => {},
     }
-    const base = { livemode: false, record: true, leadName: null, agentName: 'A', leadZone: 'America/New_York' }
+    const base = { ...DIAL_EXTRAS, livemode: false, record: true, leadName: null, agentName: 'A', leadZone: 'America/New_York' }
     carrier.dial({ ...base, callId: 'a', to: '+12125550101' }, events)
     carrier.dial({ ...base, callId: 'b', to: '+12125550101' }, events)
     carrier.hangUp('a')

@@ -71,6 +71,8 @@ export const calls = sqliteTable(
     index('calls_lead').on(t.leadId, t.id),
     index('calls_open').on(t.status),
     index('calls_outcome_due').on(t.outcomeDueAt),
+    // The daily retention purge reads recorded calls by end time.
+    index('calls_recorded').on(t.ended).where(sql`recording_available = 1`),
     // The usage count reads ended calls it has not counted yet (a small index: counted calls leave it).
     index('calls_uncounted').on(t.id).where(sql`status = 'ended' AND usage_counted = 0`),
   ],

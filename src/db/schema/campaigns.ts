@@ -5,7 +5,12 @@ import { orgs } from './access'
 export interface Person {
   id: string
   name: string
+  /** E.164, the number a real carrier bridges to (issue 18); absent when not given. */
+  phone?: string
 }
+
+/** What a real carrier plays on an answering machine: a recording, or text read aloud. */
+export type Voicemail = { audio_url: string } | { say: string }
 
 export const campaigns = sqliteTable(
   'campaigns',
@@ -28,6 +33,7 @@ export const campaigns = sqliteTable(
     duplicateWindowHours: integer('duplicate_window_hours').notNull(),
     cooldownHours: integer('cooldown_hours').notNull(),
     spendCapUsd: real('spend_cap_usd'),
+    voicemail: text('voicemail', { mode: 'json' }).$type<Voicemail>(),
     created: integer('created').notNull(),
     updated: integer('updated').notNull(),
   },

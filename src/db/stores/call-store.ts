@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { and, count, desc, eq, gt, isNotNull, isNull, ne, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { tableCodec } from '../table-codec'
 import { calls, callTranscripts, type TranscriptLine } from '../schema'
@@ -108,6 +108,34 @@ export function callStore(db: Db, sqlite: Database) {
     },
     saveTranscript(callId: string, lines: TranscriptLine[]): void {
       db.insert(callTranscripts).values({ callId, lines }).onConflictDoUpdate({ target: callTranscripts.callId, set: { lines } }).run()
+    },
+    /**
+     * Adds lines a carrier sent as they came to the stored ones, kept in time order (a stable
+     * sort: lines of the same instant stay in arrival order); the total count. Read and write:
+     * the caller runs it in its transaction.
+     */
+    appendTranscript(callId: string, lines: TranscriptLine[]): number {
+      const stored = db.select({ lines: callTranscripts.lines }).from(callTranscripts).where(eq(callTranscripts.callId, callId)).get()
+      const all = [...(stored?.lines ?? []), ...lines].sort((a, b) => a.at - b.at)
+      db.insert(callTranscripts).values({ callId, lines: all }).onConflictDoUpdate({ target: callTranscripts.callId, set: { lines: all } }).run()
+      return all.length
+    },
+    /**
+     * Ids of the organization's recorded calls that ended before `cutoff` (the retention purge,
+     * daily: the builder). Through calls_recorded: its predicate is written as the index's
+     * (a bound parameter would not match it), and `+org_id` keeps SQLite off calls_org_list,
+     * which would read every call the organization ever made.
+     */
+    recordedEndedBefore(orgId: string, cutoff: number, limit: number): string[] {
+      return db.select({ id: calls.id }).from(calls)
+        .where(and(sql`${calls.recordingAvailable} = 1`, lt(calls.ended, cutoff), sql`+${calls.orgId} = ${orgId}`))
+        .limit(limit).all().map((r) => r.id)
+    },
+    /** Marks these calls as having no recording; how many had one. */
+    clearRecordings(ids: readonly string[]): number {
+      if (ids.length === 0) return 0
+      return db.update(calls).set({ recordingAvailable: false })
+        .where(and(inArray(calls.id, [...ids]), sql`${calls.recordingAvailable} = 1`)).returning({ id: calls.id }).all().length
     },
     transcript(callId: string): TranscriptLine[] {
       return db.select().from(callTranscripts).where(eq(callTranscripts.callId, callId)).get()?.lines ?? []

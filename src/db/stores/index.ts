@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '../client'
 import { callStore } from './call-store'
+import { carrierCallStore } from './carrier-call-store'
 import { decisionStore } from './decision-store'
 import { campaignStore } from './campaign-store'
 import { dncStore } from './dnc-store'
@@ -31,6 +32,7 @@ export function createStores(database: DatabaseHandle) {
     leads: leadStore(db, database.sqlite),
     events: eventStore(db, database.sqlite),
     calls: callStore(db, database.sqlite),
+    carrierCalls: carrierCallStore(db),
     decisions: decisionStore(db, database.sqlite),
     webhooks: webhookStore(db, database.sqlite),
     usage: usageStore(db, database.sqlite),

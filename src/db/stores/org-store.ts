@@ -2,10 +2,11 @@ import { desc, eq, lt, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { describeCache, type CacheRegistry } from '../../cache-registry'
 import { rowCache } from '../row-cache'
-import { orgs } from '../schema'
+import { orgCarriers, orgs } from '../schema'
 
 export type OrgRow = typeof orgs.$inferSelect
 export type NewOrg = typeof orgs.$inferInsert
+export type OrgCarrierRow = typeof orgCarriers.$inferSelect
 
 const ORG_ROWS = describeCache({
   name: 'org-rows',
@@ -16,10 +17,22 @@ const ORG_ROWS = describeCache({
   source: 'database',
 })
 
+const CARRIER_ROWS = describeCache({
+  name: 'carrier-rows',
+  holds: 'each organization\u2019s carrier settings row (sealed token), or that it has none',
+  bound: 'one per organization',
+  clearedBy: 'a carrier change through the store replaces or forgets it',
+  gain: '0.01–0.02 vs 18–19 µs a live dial',
+  source: 'database',
+})
+
 /** Organization rows are read on every lead placed: cached by id (`rowCache`). */
 export function orgStore(db: Db, caches: CacheRegistry) {
   const byId = db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))).prepare()
   const cache = rowCache<OrgRow>(caches, ORG_ROWS)
+  // Read at every live dial (which carrier): null is kept too, since most organizations have none.
+  const carriers = new Map<string, OrgCarrierRow | null>()
+  caches.register(CARRIER_ROWS, () => carriers.clear())
   return {
     insert(row: NewOrg): OrgRow {
       return cache.remember(db.insert(orgs).values(row).returning().get())!
@@ -39,6 +52,23 @@ export function orgStore(db: Db, caches: CacheRegistry) {
     },
     count(): number {
       return db.select({ n: sql<number>`count(*)` }).from(orgs).get()?.n ?? 0
+    },
+    // ---- carrier settings (no row: the simulator); read uncached, by admin replies and dials ----
+    carrier(orgId: string): OrgCarrierRow | undefined {
+      const known = carriers.get(orgId)
+      if (known !== undefined) return known ?? undefined
+      const row = db.select().from(orgCarriers).where(eq(orgCarriers.orgId, orgId)).get()
+      carriers.set(orgId, row ? Object.freeze(row) : null)
+      return row
+    },
+    putCarrier(row: OrgCarrierRow): OrgCarrierRow {
+      const { orgId: _, created: __, ...changes } = row
+      carriers.delete(row.orgId)
+      return db.insert(orgCarriers).values(row).onConflictDoUpdate({ target: orgCarriers.orgId, set: changes }).returning().get()
+    },
+    dropCarrier(orgId: string): void {
+      carriers.delete(orgId)
+      db.delete(orgCarriers).where(eq(orgCarriers.orgId, orgId)).run()
     },
   }
 }

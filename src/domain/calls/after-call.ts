@@ -32,8 +32,10 @@ export function afterCall(input: {
   endedAt: number
   failStreak: number
   callbackAt: number | null
+  /** The carrier failed the call (its limit, an outage): the number is not at fault, so the streak stands. */
+  carrierFault?: boolean
 }): AfterCall {
-  const failStreak = FAILING.includes(input.outcome) ? input.failStreak + 1 : 0
+  const failStreak = input.carrierFault ? input.failStreak : FAILING.includes(input.outcome) ? input.failStreak + 1 : 0
   const retire = failStreak >= RETIRE_AFTER
   if (input.outcome === 'dnc') return { next: { status: 'out_of_queue' }, failStreak, retire: false }
   if (retire) return { next: { status: 'done' }, failStreak, retire }

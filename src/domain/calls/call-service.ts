@@ -6,7 +6,9 @@ import type { Stores } from '../../db/stores'
 import { ApiError, invalid, notFound } from '../../errors'
 import { iso, type Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
-import type { AnsweredBy, CallReport, Carrier, DialRequest } from '../../telephony/carrier'
+import type { AnsweredBy, BridgePerson, CallEvents, CallReport, DialRequest } from '../../telephony/carrier'
+import type { TranscriptLine } from '../../db/schema'
+import { bridgeOf, chooseCallerId, type CarrierDirectory } from './carrier-choice'
 import { inScope, type Principal } from '../access/permissions'
 import { zonesForPhone } from '../calling-hours/lead-zones'
 import type { DncService } from '../dnc/dnc-service'
@@ -36,7 +38,7 @@ export function callService(deps: {
   leads: LeadCallSide
   dnc: DncService
   events: EventLog
-  carrier: Carrier
+  carriers: CarrierDirectory
   clock: Clock
   scheduler: Scheduler
   links: SignedLinks
@@ -49,6 +51,7 @@ export function callService(deps: {
   const busyPeople = new Set<string>()
   const outcomeTimers = new Map<string, () => void>()
   const lineFreeListeners: ((campaignId: string, livemode: boolean) => void)[] = []
+  const throttleListeners: ((campaignId: string, livemode: boolean) => void)[] = []
 
   const view = (row: CallRow) => callView(row, calls.lead(row.leadId))
   /** Views of a page of calls, their leads read in one query. */
@@ -81,12 +84,12 @@ export function callService(deps: {
    * The outcome is final: the call completes and the lead moves on. A dnc outcome puts the
    * number on the list (source ai when the AI took it on the call, outcome when filed).
    */
-  function settle(row: CallRow, outcome: Outcome, label: string, note: string | null, dncSource: 'ai' | 'outcome' = 'outcome'): CallRow {
+  function settle(row: CallRow, outcome: Outcome, label: string, note: string | null, dncSource: 'ai' | 'outcome' = 'outcome', carrierFault = false): CallRow {
     const settled = update(row, { outcome, outcomeLabel: label, note, outcomeDueAt: null })
     if (outcome === 'dnc') {
       deps.dnc.ensureListed({ orgId: row.orgId, livemode: row.livemode }, calls.lead(row.leadId)!.phone, dncSource)
     }
-    deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt })
+    deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt, carrierFault })
     const counted = deps.onOutcome
     if (counted) stores.afterCommit(() => counted(outcome))
     return complete(settled)
@@ -106,7 +109,7 @@ export function callService(deps: {
   }
 
   /** The events the carrier sends back, each applied in one transaction. */
-  const carrierEvents = {
+  const carrierEvents: CallEvents = {
     answered(callId: string, by: AnsweredBy) {
       const row = calls.get(callId)
       if (!row || row.status !== 'ringing') return
@@ -134,18 +137,21 @@ export function callService(deps: {
       })
     },
 
-    handover(callId: string) {
+    handover(callId: string, named?: Pick<BridgePerson, 'id' | 'name' | 'role'>) {
       const row = calls.get(callId)
-      if (!row || row.status === 'ended') return
+      // Once per call: a carrier may say it twice.
+      if (!row || row.status === 'ended' || row.handledBy.role !== 'ai') return
       const offer = row.intent?.offered_to.find((p) => p.id === null || !busyPeople.has(p.id)) ?? row.intent?.offered_to[0]
-      const person = offer ?? (row.owner ? { id: row.owner.id, name: row.owner.name, role: 'sdr' as const } : null)
+      const person = named ?? offer ?? (row.owner ? { id: row.owner.id, name: row.owner.name, role: 'sdr' as const } : null)
       if (!person) return
       if (person.id) busyPeople.add(person.id)
       // A closer is named but has no id on the call (spec "Call": handled_by).
       const handledBy: HandledBy = person.role === 'closer' ? { id: null, name: person.name, role: 'closer' } : { id: person.id, name: person.name, role: 'sdr' }
       const now = clock.now()
+      // Time to handover: from the intent the AI heard, else from the answer (a person-first bridge).
+      const from = row.intent?.at ?? row.answered
       stores.transaction(() => {
-        const taken = update(row, { handledBy, tthSeconds: row.intent ? (now - row.intent.at) / 1000 : null, outcomeDueAt: null })
+        const taken = update(row, { handledBy, tthSeconds: from !== null ? Math.max(0, now - from) / 1000 : null, outcomeDueAt: null })
         emit('handover.accepted', taken)
       })
     },
@@ -162,8 +168,9 @@ export function callService(deps: {
           status: 'ended',
           ended: now,
           durationSeconds: report.durationSeconds,
-          transcriptAvailable: report.transcript.length > 0,
-          recordingAvailable: report.recorded && orgRow.recordingEnabled,
+          // A carrier may have sent lines or the recording before the end (transcribed, recorded).
+          transcriptAvailable: report.transcript.length > 0 || row.transcriptAvailable,
+          recordingAvailable: (report.recorded || row.recordingAvailable) && orgRow.recordingEnabled,
           callbackAt: report.callbackAt,
           note: report.note,
         })
@@ -176,10 +183,26 @@ export function callService(deps: {
           return update(base, { outcomeDueAt: now + OUTCOME_GRACE_MS })
         }
         const outcome = report.outcome ?? 'undetermined'
-        return settle(base, outcome, outcomeLabel(orgRow.outcomeLabels, outcome), report.note, 'ai')
+        return settle(base, outcome, outcomeLabel(orgRow.outcomeLabels, outcome), report.note, 'ai', report.carrierFault !== undefined)
       })
       armOutcomeTimer(ended)
+      if (report.carrierFault === 'throttled') for (const listener of throttleListeners) listener(row.campaignId, row.livemode)
       for (const listener of lineFreeListeners) listener(row.campaignId, row.livemode)
+    },
+
+    transcribed(callId: string, lines: TranscriptLine[]) {
+      const row = calls.get(callId)
+      if (!row || lines.length === 0) return
+      stores.transaction(() => {
+        calls.appendTranscript(callId, lines)
+        if (!row.transcriptAvailable) update(row, { transcriptAvailable: true })
+      })
+    },
+
+    recorded(callId: string) {
+      const row = calls.get(callId)
+      if (!row || row.recordingAvailable || !org(row.orgId).recordingEnabled) return
+      stores.transaction(() => update(row, { recordingAvailable: true }))
     },
   }
 
@@ -192,6 +215,14 @@ export function callService(deps: {
       lineFreeListeners.push(listener)
     },
 
+    /** Told when the carrier turned a call away for its own limit (Twilio's 429), before the line is freed. */
+    onCarrierThrottled(listener: (campaignId: string, livemode: boolean) => void): void {
+      throttleListeners.push(listener)
+    },
+
+    /** The events carriers report calls with (a carrier's callbacks may come without a dial: after a restart). */
+    carrierEvents,
+
     /**
      * Dials a lead taken off the queue: the call, the lead dialing, call.started; then the
      * carrier, once those rows are durable (a dial cannot be taken back, so it never starts
@@ -201,6 +232,7 @@ export function callService(deps: {
       const now = clock.now()
       const startedBy: StartedBy = lead.callRequestedBy ? { type: 'api', api_key_id: lead.callRequestedBy } : { type: 'dialer', api_key_id: null }
       const orgRow = org(lead.orgId)
+      const choice = deps.carriers.forDial(lead.orgId, lead.livemode)
       const call = stores.transaction(() => {
         const row = calls.insert({
           id: newId(),
@@ -216,7 +248,7 @@ export function callService(deps: {
           handledBy: AI,
           owner,
           startedBy,
-          carrier: deps.carrier.name,
+          carrier: choice.carrier.name,
         })
         deps.leads.beginCall(lead, owner)
         emit('call.started', row)
@@ -224,14 +256,18 @@ export function callService(deps: {
       })
       const request: DialRequest = {
         callId: call.id,
+        orgId: lead.orgId,
         to: lead.phone,
         livemode: lead.livemode,
         record: orgRow.recordingEnabled,
         leadName: lead.name,
         agentName: owner.name,
         leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
+        callerId: chooseCallerId(choice.callerIds, lead.phone),
+        machineDetection: choice.machineDetection,
+        onAnswer: { bridge: bridgeOf(campaign), voicemail: campaign.voicemail ?? null },
       }
-      stores.afterDurable(() => deps.carrier.dial(request, carrierEvents))
+      stores.afterDurable(() => choice.carrier.dial(request, carrierEvents))
       return call
     },
 
@@ -279,24 +315,28 @@ export function callService(deps: {
     },
 
     /**
-     * Boot: a call that was up when the process stopped cannot be resumed by the simulator; it
-     * is closed as failed (its lead retried by the usual rules), and timers of calls waiting
-     * for a person's outcome are armed again.
+     * Boot: a call that was up when the process stopped. A real carrier is asked how it went and
+     * reports it (resume); the simulator cannot resume one, so it is closed as failed (its lead
+     * retried by the usual rules). Timers of calls waiting for a person's outcome are armed again.
      */
     recover(): number {
       const open = calls.open()
+      let closed = 0
       for (const row of open) {
+        const carrier = deps.carriers.named(row.carrier)
+        if (carrier?.resume({ id: row.id, orgId: row.orgId, started: row.started, answered: row.answered }, carrierEvents)) continue
+        closed++
         stores.transaction(() => {
           // Never before the call's own times: a clock set back (NTP, a fake clock that boots
           // at its fixed start) must not give a negative duration.
           const ended = Math.max(clock.now(), row.answered ?? row.started)
-          const closed = update(row, { status: 'ended', ended, durationSeconds: row.answered ? Math.round((ended - row.answered) / 1000) : 0 })
+          const done = update(row, { status: 'ended', ended, durationSeconds: row.answered ? Math.round((ended - row.answered) / 1000) : 0 })
           const label = outcomeLabel(org(row.orgId).outcomeLabels, 'failed')
-          settle(closed, 'failed', label, 'The service restarted during the call; it was not completed.')
+          settle(done, 'failed', label, 'The service restarted during the call; it was not completed.')
         })
       }
       for (const row of calls.awaitingOutcome()) armOutcomeTimer(row)
-      return open.length
+      return closed
     },
 
     // ---- the API ----
@@ -332,7 +372,7 @@ export function callService(deps: {
     recordingAudio(callId: string, expires: string | undefined, signature: string | undefined): Uint8Array {
       deps.links.verify(`/recordings/${callId}`, expires, signature, clock.now())
       const row = calls.get(callId)
-      const audio = row?.recordingAvailable ? deps.carrier.recording({ id: row.id, durationSeconds: row.durationSeconds }) : null
+      const audio = row?.recordingAvailable ? (deps.carriers.named(row.carrier)?.recording({ id: row.id, durationSeconds: row.durationSeconds }) ?? null) : null
       if (!audio) throw new ApiError('recording_not_available', 'There is no recording of this call.')
       return audio
     },

@@ -1,9 +1,15 @@
 import type { Stores } from '../../db/stores'
 import type { Clock } from '../../jobs/clock'
+import type { Scheduler } from '../../jobs/scheduler'
 import type { DialQueues } from '../queue/dial-queues'
 import type { LeadRequeue } from '../leads/lead-service'
 import type { HandleTimes } from './call-activity'
 import type { CallService } from './call-service'
+
+/** After a carrier's 429 the campaign's mode dials nothing for this long, doubled on each throttle within HOLD_RESET_MS (at most HOLD_MAX_MS). */
+export const HOLD_MS = 5_000
+export const HOLD_MAX_MS = 120_000
+const HOLD_RESET_MS = 5 * 60_000
 
 const slot = (campaignId: string, livemode: boolean) => `${campaignId}:${livemode ? 'live' : 'test'}`
 /**
@@ -15,6 +21,8 @@ export class Dialer {
   private readonly active = new Map<string, number>()
   private readonly sdrTurn = new Map<string, number>()
   private readonly pumping = new Set<string>()
+  /** Held after a carrier throttle: until when, and the last hold's length and time (the back-off). */
+  private readonly holds = new Map<string, { until: number; ms: number; at: number }>()
   /** Only while a benchmark measures (measureDelays): nothing is kept in a running service. */
   private delays: number[] | null = null
 
@@ -26,6 +34,7 @@ export class Dialer {
       calls: Pick<CallService, 'start'>
       handleTimes: HandleTimes
       clock: Clock
+      scheduler: Scheduler
     },
     private enabled: boolean,
   ) {}
@@ -66,6 +75,8 @@ export class Dialer {
     if (!this.enabled) return
     const name = slot(campaignId, livemode)
     if (this.pumping.has(name)) return
+    const hold = this.holds.get(name)
+    if (hold && hold.until > this.deps.clock.now()) return
     this.pumping.add(name)
     try {
       const { stores, queues, clock } = this.deps
@@ -95,6 +106,20 @@ export class Dialer {
     } finally {
       this.pumping.delete(name)
     }
+  }
+
+  /**
+   * The carrier turned a call away for its own limit (Twilio's 429): the line is freed as usual,
+   * but the campaign's mode dials nothing until the hold ends (5 s, doubling while throttles
+   * keep coming, at most 2 minutes), never in a tight loop.
+   */
+  throttled(campaignId: string, livemode: boolean): void {
+    const name = slot(campaignId, livemode)
+    const now = this.deps.clock.now()
+    const last = this.holds.get(name)
+    const ms = last && now - last.at < HOLD_RESET_MS ? Math.min(HOLD_MAX_MS, last.ms * 2) : HOLD_MS
+    this.holds.set(name, { until: now + ms, ms, at: now })
+    this.deps.scheduler.at(now + ms, () => this.pump(campaignId, livemode))
   }
 
   /** A call ended: its line takes the next lead. */

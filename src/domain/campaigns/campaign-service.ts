@@ -1,6 +1,7 @@
 import type { CampaignRow, CampaignStore, NewCampaign, RetiredNumberRow } from '../../db/stores/campaign-store'
 import type { OrgStore } from '../../db/stores/org-store'
-import type { Person } from '../../db/schema'
+import type { Person, Voicemail } from '../../db/schema'
+import { checkE164, checkMediaUrl } from '../orgs/carrier-settings'
 import { ApiError, invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import { inScope, type Principal } from '../access/permissions'
@@ -12,6 +13,8 @@ export type CampaignStatus = CampaignRow['status']
 export interface PersonInput {
   id?: string
   name: string
+  /** E.164: where a live carrier bridges the call to this person. */
+  phone?: string
 }
 
 export interface CampaignInput {
@@ -29,6 +32,7 @@ export interface CampaignInput {
   duplicate_window_hours?: number
   cooldown_hours?: number
   spend_cap_usd?: number | null
+  voicemail?: Voicemail | null
 }
 
 export type CampaignPatch = Partial<CampaignInput>
@@ -73,7 +77,8 @@ export function campaignService(deps: {
     return list.map((p, i) => {
       if (p.name.trim() === '') throw invalid('A name must not be empty.', `${param}[${i}].name`)
       if (p.id !== undefined && !known.has(p.id)) throw notFound('No such person in this campaign.', `${param}[${i}].id`)
-      return { id: p.id ?? newId(), name: p.name.trim() }
+      const phone = p.phone === undefined ? undefined : checkE164(p.phone, `${param}[${i}].phone`, 'a phone')
+      return { id: p.id ?? newId(), name: p.name.trim(), ...(phone ? { phone } : {}) }
     })
   }
 
@@ -91,6 +96,12 @@ export function campaignService(deps: {
     if (minutesOfDay(hours.end) > FLOOR_END) {
       throw invalid('calling_hours.end must not be after 21:00 (federal calling hours, 47 CFR 64.1200(c)(1)).', 'calling_hours.end')
     }
+  }
+
+  function voicemail(input: Voicemail | null | undefined): Voicemail | null | undefined {
+    if (input && 'audio_url' in input) return { audio_url: checkMediaUrl(input.audio_url, 'voicemail.audio_url') }
+    if (input && input.say.trim() === '') throw invalid('voicemail.say must not be blank.', 'voicemail.say')
+    return input
   }
 
   function checkActivatable(campaign: Pick<CampaignRow, 'sdrs'>): void {
@@ -149,6 +160,7 @@ export function campaignService(deps: {
         duplicateWindowHours: input.duplicate_window_hours ?? DEFAULTS.duplicate_window_hours,
         cooldownHours: input.cooldown_hours ?? DEFAULTS.cooldown_hours,
         spendCapUsd: input.spend_cap_usd ?? null,
+        voicemail: voicemail(input.voicemail) ?? null,
         created: now,
         updated: now,
       }
@@ -163,12 +175,14 @@ export function campaignService(deps: {
       const sdrs = people(patch.sdrs, current.sdrs, 'sdrs')
       const becomesActive = (patch.status ?? current.status) === 'active'
       if (becomesActive) checkActivatable({ sdrs: sdrs ?? current.sdrs })
+      const closers = people(patch.closers, current.closers, 'closers')
+      const dropped = voicemail(patch.voicemail)
       return transaction(() => {
         const updated = campaigns.update(id, {
           name: patch.name,
           lines: patch.lines,
           sdrs,
-          closers: people(patch.closers, current.closers, 'closers'),
+          closers,
           requiresConsent: patch.requires_consent,
           callNowDefault: patch.call_now_default,
           lateMinutes: patch.late_minutes,
@@ -179,6 +193,7 @@ export function campaignService(deps: {
           duplicateWindowHours: patch.duplicate_window_hours,
           cooldownHours: patch.cooldown_hours,
           spendCapUsd: patch.spend_cap_usd,
+          voicemail: dropped,
           updated: clock.now(),
         })!
         return patch.status ? changeStatus(updated, patch.status) : updated

@@ -80,7 +80,7 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
      * "Retries"); three failed/wrong_number outcomes in a row retire the number. A lead that
      * opted out during the call stays out.
      */
-    callEnded(leadId: string, call: { outcome: Outcome; label: string; endedAt: number; callbackAt: number | null }): LeadRow | undefined {
+    callEnded(leadId: string, call: { outcome: Outcome; label: string; endedAt: number; callbackAt: number | null; carrierFault?: boolean }): LeadRow | undefined {
       const lead = leads.get(leadId)
       if (!lead) return undefined
       if (lead.status === 'out_of_queue') return save(lead, {})
@@ -93,6 +93,7 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
         endedAt: call.endedAt,
         failStreak: lead.failStreak,
         callbackAt: call.callbackAt,
+        carrierFault: call.carrierFault,
       })
       const base: Partial<NewLead> = { lastOutcome: call.outcome, lastOutcomeLabel: call.label, failStreak: result.failStreak, callNow: false, late: false }
       if (result.retire) core.deps.campaigns.retireNumber(lead.campaignId, lead.phone, lead.livemode, 'repeated_failures')

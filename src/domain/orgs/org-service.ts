@@ -1,4 +1,6 @@
 import type { OrgRow, OrgStore } from '../../db/stores/org-store'
+import type { SecretBox } from '../secrets/secret-box'
+import { carrierRow, carrierView, checkCarrier, openCarrier, type CarrierInput, type CarrierSettings, type CarrierView } from './carrier-settings'
 import { invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import { newId } from '../ids'
@@ -13,6 +15,8 @@ export interface OrgInput {
   recording_enabled?: boolean
   webhook_endpoint_limit?: number
   outcome_labels?: Record<string, string>
+  carrier?: CarrierInput
+  recording_retention_days?: number
 }
 
 export type OrgPatch = Partial<OrgInput>
@@ -24,10 +28,27 @@ const DEFAULTS = {
   plan_requests_per_minute: 600,
   recording_enabled: true,
   webhook_endpoint_limit: 16,
+  // Issue 18: recordings are kept 90 days unless the organization says otherwise.
+  recording_retention_days: 90,
 }
 
-export function orgService(deps: { orgs: OrgStore; clock: Clock; onChange: (orgId: string) => void }) {
-  const { orgs, clock } = deps
+export function orgService(deps: {
+  orgs: OrgStore
+  clock: Clock
+  onChange: (orgId: string) => void
+  /** Seals carrier auth tokens at rest. */
+  secrets: SecretBox
+  transaction: <T>(work: () => T) => T
+}) {
+  const { orgs, clock, secrets, transaction } = deps
+
+  /** Checks `carrier` (before anything is written) and returns how to store it. */
+  function carrierChange(orgId: string, input: CarrierInput | undefined): (() => void) | null {
+    if (input === undefined) return null
+    const stored = orgs.carrier(orgId)
+    const row = carrierRow(orgId, checkCarrier(input, stored), stored, secrets, clock.now())
+    return () => (row ? orgs.putCarrier(row) : orgs.dropCarrier(orgId))
+  }
 
   function check(input: OrgPatch): void {
     if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
@@ -43,31 +64,44 @@ export function orgService(deps: { orgs: OrgStore; clock: Clock; onChange: (orgI
     create(input: OrgInput): OrgRow {
       check(input)
       const now = clock.now()
-      return orgs.insert({
-        id: newId(),
-        name: input.name,
-        timezone: input.timezone ?? DEFAULTS.timezone,
-        rateUsdPerMinute: input.rate_usd_per_minute ?? DEFAULTS.rate_usd_per_minute,
-        planRequestsPerMinute: input.plan_requests_per_minute ?? DEFAULTS.plan_requests_per_minute,
-        recordingEnabled: input.recording_enabled ?? DEFAULTS.recording_enabled,
-        webhookEndpointLimit: input.webhook_endpoint_limit ?? DEFAULTS.webhook_endpoint_limit,
-        outcomeLabels: input.outcome_labels ?? {},
-        created: now,
-        updated: now,
+      const id = newId()
+      const storeCarrier = carrierChange(id, input.carrier)
+      return transaction(() => {
+        const row = orgs.insert({
+          id,
+          name: input.name,
+          timezone: input.timezone ?? DEFAULTS.timezone,
+          rateUsdPerMinute: input.rate_usd_per_minute ?? DEFAULTS.rate_usd_per_minute,
+          planRequestsPerMinute: input.plan_requests_per_minute ?? DEFAULTS.plan_requests_per_minute,
+          recordingEnabled: input.recording_enabled ?? DEFAULTS.recording_enabled,
+          webhookEndpointLimit: input.webhook_endpoint_limit ?? DEFAULTS.webhook_endpoint_limit,
+          outcomeLabels: input.outcome_labels ?? {},
+          recordingRetentionDays: input.recording_retention_days ?? DEFAULTS.recording_retention_days,
+          created: now,
+          updated: now,
+        })
+        storeCarrier?.()
+        return row
       })
     },
 
     update(id: string, patch: OrgPatch): OrgRow {
       check(patch)
-      const updated = orgs.update(id, {
-        name: patch.name,
-        timezone: patch.timezone,
-        rateUsdPerMinute: patch.rate_usd_per_minute,
-        planRequestsPerMinute: patch.plan_requests_per_minute,
-        recordingEnabled: patch.recording_enabled,
-        webhookEndpointLimit: patch.webhook_endpoint_limit,
-        outcomeLabels: patch.outcome_labels,
-        updated: clock.now(),
+      if (!orgs.get(id)) throw notFound('No such organization')
+      const storeCarrier = carrierChange(id, patch.carrier)
+      const updated = transaction(() => {
+        storeCarrier?.()
+        return orgs.update(id, {
+          name: patch.name,
+          timezone: patch.timezone,
+          rateUsdPerMinute: patch.rate_usd_per_minute,
+          planRequestsPerMinute: patch.plan_requests_per_minute,
+          recordingEnabled: patch.recording_enabled,
+          webhookEndpointLimit: patch.webhook_endpoint_limit,
+          outcomeLabels: patch.outcome_labels,
+          recordingRetentionDays: patch.recording_retention_days,
+          updated: clock.now(),
+        })
       })
       if (!updated) throw notFound('No such organization')
       deps.onChange(id)
@@ -82,6 +116,16 @@ export function orgService(deps: { orgs: OrgStore; clock: Clock; onChange: (orgI
 
     list(limit: number, startingAfter?: string): OrgRow[] {
       return orgs.list(limit, startingAfter)
+    },
+
+    /** The carrier as admin replies show it (never the auth token). */
+    carrierView(orgId: string): CarrierView {
+      return carrierView(orgs.carrier(orgId))
+    },
+
+    /** The carrier a live dial of the organization uses, token opened (throws SecretBoxError if the key changed). */
+    carrier(orgId: string): CarrierSettings {
+      return openCarrier(orgs.carrier(orgId), secrets)
     },
   }
 }

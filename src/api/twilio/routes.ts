@@ -1,0 +1,43 @@
+import { Elysia, t } from 'elysia'
+import { ApiError, notFound } from '../../errors'
+import { markRoute, readCappedText } from '../../http/pipeline'
+import type { Services } from '../../services'
+import { CALLBACK_PREFIX } from '../../telephony/twilio/call-plan'
+
+/**
+ * Twilio's callbacks (docs/telephony.md "What Twilio sends back"): no API key, the
+ * X-Twilio-Signature is the permission. The body is a form, read here (the pipeline leaves it
+ * unread: see TWILIO_BODY); the URL checked is DIALER_PUBLIC_URL plus the path and query, the
+ * one Twilio was given and signed.
+ */
+export const twilioRoutes = (s: Services) =>
+  new Elysia().onTransform(markRoute).post(
+    `${CALLBACK_PREFIX}:id/:step`,
+    async ({ params, query, request }) => {
+      const body = await readCappedText(request)
+      const reply = s.twilio.handle({
+        callId: params.id,
+        step: params.step,
+        leg: query.leg === undefined ? null : Number(query.leg),
+        url: s.config.publicUrl + pathAndQuery(request.url),
+        body,
+        signature: request.headers.get('x-twilio-signature'),
+      })
+      if (reply.status === 404) throw notFound('No such callback.')
+      // Changes nothing: an unknown call, or a missing or wrong signature.
+      if (reply.status === 403) throw new ApiError('permission_denied', 'The X-Twilio-Signature of this request is missing or wrong.')
+      if (reply.twiml === null) return new Response('', { status: 200 })
+      return new Response(reply.twiml, { headers: { 'content-type': 'text/xml; charset=utf-8' } })
+    },
+    {
+      params: t.Object({ id: t.String({ maxLength: 64 }), step: t.String({ maxLength: 32 }) }),
+      query: t.Object({ leg: t.Optional(t.String({ pattern: '^[0-9]{1,3}$', 'x-param': 'leg' })) }),
+      detail: { hide: true },
+    },
+  )
+
+/** The path and query of a request URL, as sent (signatures cover them byte for byte). */
+function pathAndQuery(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  return start < 0 ? '/' : url.slice(start)
+}

@@ -1,0 +1,45 @@
+/** Each organization's carrier for live calls (no row: the simulator). */
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { orgs } from './access'
+import { calls } from './calls'
+
+export const orgCarriers = sqliteTable('org_carriers', {
+  orgId: text('org_id').primaryKey().references(() => orgs.id),
+  kind: text('kind', { enum: ['twilio'] }).notNull(),
+  accountSid: text('account_sid').notNull(),
+  /** The auth token sealed by the service's secret key (src/domain/secrets/secret-box.ts); never plain. */
+  authTokenSealed: text('auth_token_sealed').notNull(),
+  /** E.164 numbers, in the order given. */
+  callerIds: text('caller_ids', { mode: 'json' }).$type<string[]>().notNull(),
+  apiBaseUrl: text('api_base_url').notNull(),
+  machineDetection: integer('machine_detection', { mode: 'boolean' }).notNull(),
+  created: integer('created').notNull(),
+  updated: integer('updated').notNull(),
+})
+
+/**
+ * A call placed through a real carrier: the carrier's own call id (callbacks are matched by
+ * it), what the dial asked for (to answer TwiML requests after a restart) and the callback
+ * state machine's state (src/telephony/twilio/lifecycle.ts), saved with each callback.
+ */
+export const carrierCalls = sqliteTable(
+  'carrier_calls',
+  {
+    callId: text('call_id').primaryKey().references(() => calls.id),
+    orgId: text('org_id').notNull().references(() => orgs.id),
+    carrier: text('carrier').notNull(),
+    /** Twilio's CallSid; null until the create request succeeded. */
+    carrierCallId: text('carrier_call_id'),
+    plan: text('plan', { mode: 'json' }).$type<unknown>().notNull(),
+    state: text('state', { mode: 'json' }).$type<unknown>().notNull(),
+    /** Until the carrier has reported the call's end (and its recording, when one is due). */
+    open: integer('open', { mode: 'boolean' }).notNull(),
+    created: integer('created').notNull(),
+    updated: integer('updated').notNull(),
+  },
+  (t) => [
+    uniqueIndex('carrier_calls_sid').on(t.carrierCallId),
+    index('carrier_calls_open').on(t.callId).where(sql`open = 1`),
+  ],
+)

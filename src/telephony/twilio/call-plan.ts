@@ -1,0 +1,107 @@
+import type { Voicemail } from '../../db/schema'
+import type { BridgePerson, CallReport } from '../carrier'
+import { initialState, type LifecycleState } from './lifecycle'
+import { bridgeLeg, hangup, holdForDetection, say, voicemailDrop, type TranscriptionStart } from './twiml'
+
+/**
+ * What one Twilio call asked for (kept with the call, so TwiML requests are answered the same
+ * after a restart) and where its callback state stands. Pure: no I/O.
+ */
+
+/** The callback routes, under DIALER_PUBLIC_URL (src/api/twilio/routes.ts). */
+export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'voicemail', 'voicemail-done', 'recording', 'transcription'] as const
+export type CallbackStep = (typeof CALLBACK_STEPS)[number]
+
+/** Steps whose reply is TwiML the call runs next. */
+export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'voicemail', 'voicemail-done'])
+
+export const CALLBACK_PREFIX = '/twilio/calls/'
+
+export interface CallPlan {
+  to: string
+  from: string
+  leadName: string | null
+  agentName: string
+  machineDetection: boolean
+  record: boolean
+  bridge: BridgePerson[]
+  voicemail: Voicemail | null
+}
+
+export interface CarrierState {
+  life: LifecycleState
+  /** The TwiML after the answer (bridge, voicemail or the nobody-took message) has been given: no second redirect. */
+  routed: boolean
+  /** Every SDR and closer was rung and nobody picked up: a callback is booked. */
+  nobodyTook: boolean
+  /** Transcription SequenceIds already stored (a repeated callback adds nothing). */
+  transcriptSeqs: string[]
+  transcriptLines: number
+  recordingSid: string | null
+  recorded: boolean
+  /** The call has ended and waits for its recording before the service is told (at most RECORDING_WAIT_MS). */
+  pendingEnd: CallReport | null
+  /** The service has been told the call ended. */
+  reported: boolean
+}
+
+export function initialCarrierState(plan: CallPlan): CarrierState {
+  return {
+    life: initialState({ amdExpected: plan.machineDetection, legs: plan.bridge.length }),
+    routed: false,
+    nobodyTook: false,
+    transcriptSeqs: [],
+    transcriptLines: 0,
+    recordingSid: null,
+    recorded: false,
+    pendingEnd: null,
+    reported: false,
+  }
+}
+
+export function callbackUrl(publicUrl: string, callId: string, step: CallbackStep, leg?: number): string {
+  return `${publicUrl}${CALLBACK_PREFIX}${callId}/${step}${leg === undefined ? '' : `?leg=${leg}`}`
+}
+
+/** Seconds each SDR or closer rings before the next is tried. */
+export const LEG_RING_SECONDS = 20
+/** How long the answered call waits quietly for the AMD result (Twilio decides within 30 s by default). */
+export const HOLD_SECONDS = 40
+export const NOBODY_TOOK_MESSAGE = 'Thanks for picking up. Everyone on our team is busy right now; we will call you back shortly. Goodbye.'
+
+export function transcriptionOf(publicUrl: string, callId: string): TranscriptionStart {
+  return { statusCallbackUrl: callbackUrl(publicUrl, callId, 'transcription') }
+}
+
+/** One leg of the bridge (null past the last person). Transcription starts with the first leg when nothing started it before. */
+export function bridgeTwiml(publicUrl: string, callId: string, plan: CallPlan, leg: number, startTranscription: boolean): string | null {
+  return bridgeLeg({
+    phones: plan.bridge.map((p) => p.phone),
+    index: leg,
+    callerId: plan.from,
+    timeoutSeconds: LEG_RING_SECONDS,
+    actionUrl: (i) => callbackUrl(publicUrl, callId, 'leg-action', i),
+    legStatusUrl: (i) => callbackUrl(publicUrl, callId, 'leg-answered', i),
+    transcription: startTranscription ? transcriptionOf(publicUrl, callId) : undefined,
+  })
+}
+
+export const nobodyTookTwiml = (): string => say(NOBODY_TOOK_MESSAGE)
+
+export function voicemailTwiml(publicUrl: string, callId: string, plan: CallPlan): string {
+  const v = plan.voicemail
+  if (!v) return hangup()
+  return voicemailDrop('audio_url' in v ? { audioUrl: v.audio_url } : { say: v.say }, callbackUrl(publicUrl, callId, 'voicemail-done'))
+}
+
+/**
+ * The TwiML for the answer (the call's `Url`). With machine detection the call holds quietly
+ * until the AMD result redirects it, unless that result is already in. Without, a person is
+ * assumed and the bridge starts at once.
+ */
+export function answerTwiml(publicUrl: string, callId: string, plan: CallPlan, state: CarrierState): { twiml: string; routed: boolean } {
+  const party = state.life.answeredBy ?? (plan.machineDetection ? null : 'person')
+  if (party === null) return { twiml: holdForDetection({ pauseSeconds: HOLD_SECONDS, transcription: transcriptionOf(publicUrl, callId) }), routed: false }
+  if (party === 'machine') return { twiml: voicemailTwiml(publicUrl, callId, plan), routed: true }
+  return { twiml: bridgeTwiml(publicUrl, callId, plan, 0, true) ?? nobodyTookTwiml(), routed: true }
+}

@@ -1,0 +1,222 @@
+import type { TranscriptLine } from '../../db/schema'
+import type { CallEvents, CallReport } from '../carrier'
+import {
+  answerTwiml, bridgeTwiml, HOLD_SECONDS, nobodyTookTwiml, TWIML_STEPS, voicemailTwiml,
+  type CallbackStep, type CallPlan, type CarrierState,
+} from './call-plan'
+import { apply, eventFromAmdCallback, eventFromDialAction, eventFromStatusCallback, type Effect, type TwilioEvent } from './lifecycle'
+import { hangup, holdForDetection } from './twiml'
+
+/**
+ * One verified callback applied to a call's state, as a pure step plus calls into the call
+ * service (`CallEvents`, each idempotent): which state to save, which TwiML to answer with,
+ * and what to ask of Twilio once the change is durable. Runs inside the callback's transaction.
+ */
+
+/** Work for Twilio's REST API after the callback's change is durable. */
+export type RestAction =
+  | { type: 'redirect'; step: 'bridge' | 'voicemail' }
+  | { type: 'twiml'; twiml: string }
+  | { type: 'hang-up' }
+  | { type: 'download-recording'; recordingSid: string }
+  | { type: 'wait-for-recording' }
+
+export interface StepContext {
+  callId: string
+  plan: CallPlan
+  publicUrl: string
+  now: number
+  events: CallEvents
+}
+
+export interface StepResult {
+  state: CarrierState
+  twiml: string | null
+  actions: RestAction[]
+}
+
+/** A lead who answered and found nobody is called back this much later (the simulator's scenario 14). */
+export const NOBODY_TOOK_CALLBACK_MS = 2 * 3_600_000
+/** Lines kept per call: a stuck transcription stream cannot fill the database. */
+export const MAX_TRANSCRIPT_LINES = 2000
+const MAX_LINE_CHARS = 2000
+
+export function runStep(ctx: StepContext, state: CarrierState, step: CallbackStep, leg: number | null, params: Record<string, string>): StepResult {
+  switch (step) {
+    case 'answer': {
+      // Already redirected by the AMD result: a late answer fetch must not start the bridge twice.
+      if (state.routed) return { state, twiml: holdForDetection({ pauseSeconds: HOLD_SECONDS }), actions: [] }
+      const answer = answerTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state)
+      return { state: { ...state, routed: answer.routed }, twiml: answer.twiml, actions: [] }
+    }
+    case 'bridge':
+      return { state, twiml: bridgeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state.life.currentLeg, false) ?? nobodyTookTwiml(), actions: [] }
+    case 'voicemail':
+      return { state, twiml: voicemailTwiml(ctx.publicUrl, ctx.callId, ctx.plan), actions: [] }
+    case 'recording':
+      return onRecording(state, params)
+    case 'transcription':
+      return { state: onTranscription(ctx, state, params), twiml: null, actions: [] }
+    default: {
+      const event = eventOf(step, leg, params)
+      const result = event ? applyEvent(ctx, state, event, TWIML_STEPS.has(step)) : { state, twiml: null, actions: [] }
+      // A TwiML request always gets TwiML: one that changes nothing (a stale leg, the end of the drop) hangs up.
+      if (TWIML_STEPS.has(step) && result.twiml === null) result.twiml = hangup()
+      return result
+    }
+  }
+}
+
+function eventOf(step: CallbackStep, leg: number | null, params: Record<string, string>): TwilioEvent | null {
+  switch (step) {
+    case 'status':
+      return eventFromStatusCallback(params)
+    case 'amd':
+      return eventFromAmdCallback(params)
+    case 'leg-answered':
+      return leg === null ? null : { kind: 'leg-answered', leg }
+    case 'leg-action':
+      return leg === null ? null : eventFromDialAction(leg, params)
+    case 'voicemail-done':
+      return { kind: 'voicemail-done' }
+    default:
+      return null
+  }
+}
+
+/** Applies a lifecycle event and turns its effects into call-service events, TwiML and REST work. */
+export function applyEvent(ctx: StepContext, state: CarrierState, event: TwilioEvent, twimlReply: boolean): StepResult {
+  const step = apply(state.life, event)
+  let next: CarrierState = { ...state, life: step.state }
+  let twiml: string | null = null
+  const actions: RestAction[] = []
+  for (const effect of step.effects) {
+    const out = onEffect(ctx, next, effect, twimlReply)
+    next = out.state
+    if (out.twiml !== null) twiml = out.twiml
+    actions.push(...out.actions)
+  }
+  return { state: next, twiml, actions }
+}
+
+function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlReply: boolean): StepResult {
+  const { events, callId, plan } = ctx
+  const none = { state, twiml: null, actions: [] }
+  switch (effect.type) {
+    case 'ringing':
+    case 'voicemail-left':
+      // The call is ringing from the dial on (call.started); voicemail.left goes with the end.
+      return none
+    case 'answered':
+      events.answered(callId, effect.by)
+      return none
+    case 'bridge':
+      // Without detection the answer's TwiML bridges at once; with it, the AMD result redirects the call.
+      return plan.machineDetection && !state.routed ? { state, twiml: null, actions: [{ type: 'redirect', step: 'bridge' }] } : none
+    case 'drop-voicemail':
+      return state.routed ? none : { state, twiml: null, actions: [{ type: 'redirect', step: 'voicemail' }] }
+    case 'hang-up':
+      return twimlReply ? { state, twiml: hangup(), actions: [] } : { state, twiml: null, actions: [{ type: 'hang-up' }] }
+    case 'handover': {
+      const person = plan.bridge[effect.leg]
+      if (person) events.handover(callId, { id: person.id, name: person.name, role: person.role })
+      return none
+    }
+    case 'next-leg':
+      return { state, twiml: bridgeTwiml(ctx.publicUrl, callId, plan, effect.leg, false), actions: [] }
+    case 'nobody-took': {
+      const next = { ...state, nobodyTook: true }
+      if (twimlReply) return { state: next, twiml: nobodyTookTwiml(), actions: [] }
+      return state.routed ? { state: next, twiml: null, actions: [] } : { state: { ...next, routed: true }, twiml: null, actions: [{ type: 'twiml', twiml: nobodyTookTwiml() }] }
+    }
+    case 'ended':
+      return onEnded(ctx, state, effect)
+  }
+}
+
+function onEnded(ctx: StepContext, state: CarrierState, ended: Extract<Effect, { type: 'ended' }>): StepResult {
+  const report = reportOf(ctx, state, ended)
+  // An answered, recorded call waits (briefly) for its recording, so call.completed can carry it.
+  if (ctx.plan.record && state.life.answeredBy !== null && ended.outcome === 'completed' && !state.recorded && !state.reported) {
+    return { state: { ...state, pendingEnd: report }, twiml: null, actions: [{ type: 'wait-for-recording' }] }
+  }
+  return { state: tellEnded(ctx, state, report), twiml: null, actions: [] }
+}
+
+/** Tells the call service the call ended (once). */
+export function tellEnded(ctx: Pick<StepContext, 'callId' | 'events'>, state: CarrierState, report: CallReport): CarrierState {
+  if (state.reported) return state
+  ctx.events.ended(ctx.callId, { ...report, recorded: state.recorded })
+  return { ...state, pendingEnd: null, reported: true }
+}
+
+function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, { type: 'ended' }>): CallReport {
+  const base: CallReport = {
+    outcome: null, note: null, voicemailDelivered: false, callbackAt: null, optOut: false,
+    durationSeconds: ended.durationSeconds, transcript: [], recorded: state.recorded,
+  }
+  switch (ended.outcome) {
+    case 'no_answer':
+      return { ...base, outcome: 'no_answer', note: ended.carrierStatus === 'canceled' ? 'The call was canceled before it was answered.' : 'No answer.' }
+    case 'busy':
+      return { ...base, outcome: 'busy', note: 'The line was busy.' }
+    case 'failed':
+      return { ...base, outcome: 'failed', note: 'Twilio could not connect the call (CallStatus failed).' }
+    case 'completed':
+      break
+  }
+  const life = state.life
+  if (life.answeredBy === 'machine') {
+    const note = life.voicemailLeft
+      ? 'Voicemail left.'
+      : ctx.plan.voicemail ? 'An answering machine picked up; the voicemail did not play to its end.' : 'An answering machine picked up; the campaign has no voicemail to leave.'
+    return { ...base, outcome: 'voicemail', note, voicemailDelivered: life.voicemailLeft }
+  }
+  // A person: the one who took the call files the outcome (or it becomes other after 10 minutes).
+  if (life.handoverLeg !== null) return base
+  if (state.nobodyTook) {
+    return { ...base, outcome: 'callback', note: 'The lead answered and nobody on the campaign picked up; a callback was booked.', callbackAt: ctx.now + NOBODY_TOOK_CALLBACK_MS }
+  }
+  return { ...base, outcome: 'hung_up', note: 'The lead hung up before anyone took the call.' }
+}
+
+function onRecording(state: CarrierState, params: Record<string, string>): StepResult {
+  const sid = params.RecordingSid ?? ''
+  if (params.RecordingStatus !== 'completed' || !/^RE[0-9a-fA-F]{32}$/.test(sid) || state.recordingSid !== null) return { state, twiml: null, actions: [] }
+  return { state: { ...state, recordingSid: sid }, twiml: null, actions: [{ type: 'download-recording', recordingSid: sid }] }
+}
+
+/** A final transcription-content line, stored once (by SequenceId): inbound is the lead, outbound our side. */
+function onTranscription(ctx: StepContext, state: CarrierState, params: Record<string, string>): CarrierState {
+  if (params.TranscriptionEvent !== 'transcription-content' || params.Final === 'false') return state
+  const seq = params.SequenceId ?? ''
+  if (!/^\d{1,10}$/.test(seq) || state.transcriptSeqs.includes(seq) || state.transcriptLines >= MAX_TRANSCRIPT_LINES) return state
+  const text = textOf(params.TranscriptionData)
+  const speaker = params.Track === 'inbound_track' ? 'lead' : params.Track === 'outbound_track' ? 'agent' : null
+  if (text === null || speaker === null) return state
+  const at = Date.parse(params.Timestamp ?? '')
+  const line: TranscriptLine = {
+    speaker,
+    name: speaker === 'lead' ? (ctx.plan.leadName ?? 'Lead') : handlerName(ctx.plan, state),
+    text: text.slice(0, MAX_LINE_CHARS),
+    at: Number.isFinite(at) && Math.abs(at - ctx.now) < 3_600_000 ? at : ctx.now,
+  }
+  ctx.events.transcribed(ctx.callId, [line])
+  return { ...state, transcriptSeqs: [...state.transcriptSeqs, seq], transcriptLines: state.transcriptLines + 1 }
+}
+
+/** Our side of the call: the person who took it, else whoever the bridge is ringing (a greeting), else the owner. */
+function handlerName(plan: CallPlan, state: CarrierState): string {
+  const leg = state.life.handoverLeg ?? (state.life.answeredBy === 'person' ? state.life.currentLeg : null)
+  return (leg !== null ? plan.bridge[leg]?.name : undefined) ?? plan.agentName
+}
+
+function textOf(data: string | undefined): string | null {
+  if (!data || data.length > 20_000) return null
+  try {
+    const parsed = JSON.parse(data) as { transcript?: unknown }
+    return typeof parsed.transcript === 'string' && parsed.transcript.trim() !== '' ? parsed.transcript.trim() : null
+  } catch {
+    return null
+  }
+}

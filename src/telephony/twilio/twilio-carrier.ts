@@ -1,0 +1,308 @@
+import type { CarrierCallRow, CarrierCallStore } from '../../db/stores/carrier-call-store'
+import type { Clock } from '../../jobs/clock'
+import type { Scheduler } from '../../jobs/scheduler'
+import { logger } from '../../log'
+import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
+import { callbackUrl, CALLBACK_STEPS, initialCarrierState, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
+import { applyEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
+import { TwilioRestClient, type RestClientOptions, type TwilioAccount, type TwilioFailure } from './rest-client'
+import { formParams, validateTwilioRequest } from './signature'
+
+/**
+ * Twilio Programmable Voice as a carrier (docs/telephony.md): a person-first power dialer. The
+ * dial places the call through the REST API once its rows are durable; Twilio's signed
+ * callbacks (src/api/twilio/routes.ts) move the call through lifecycle.ts, each in one
+ * transaction with the call-service events it causes; REST work they call for (redirects,
+ * hang-ups, the recording download) starts only once that transaction is durable.
+ */
+
+export interface RecordingStorage {
+  save(callId: string, audio: Uint8Array): void
+  read(callId: string): Uint8Array | null
+}
+
+export interface TwilioCarrierDeps {
+  store: CarrierCallStore
+  transaction: <T>(work: () => T) => T
+  afterDurable: (effect: () => void) => void
+  /** The organization's Twilio account with its token opened; null when it has none or it cannot be opened. */
+  account: (orgId: string) => TwilioAccount | null
+  /** DIALER_PUBLIC_URL: every callback URL is under it, and signatures are checked against it. */
+  publicUrl: string
+  recordings: RecordingStorage
+  clock: Clock
+  scheduler: Scheduler
+  /** Tests and the benchmark reach the emulator with their own fetch or timeout. */
+  rest?: RestClientOptions
+}
+
+export interface CallbackInput {
+  callId: string
+  step: string
+  leg: number | null
+  /** The URL Twilio requested: DIALER_PUBLIC_URL, the path and the query. */
+  url: string
+  body: string
+  signature: string | null
+}
+
+export type CallbackReply = { status: 200; twiml: string | null } | { status: 403 | 404; twiml: null }
+
+/** How long an ended call waits for its recording before the service is told without it. */
+export const RECORDING_WAIT_MS = 60_000
+/** The watchdog asks Twilio about a call it has heard nothing of for this long. */
+export const QUIET_CALL_MS = 15 * 60_000
+const DOWNLOAD_RETRIES_MS = [5_000, 30_000, 120_000]
+
+export class TwilioCarrier implements Carrier {
+  readonly name = 'twilio'
+  private events: CallEvents | null = null
+
+  /** Set when the service closes: a REST reply that comes later is dropped (the next boot's reconcile reads it from Twilio). */
+  private stopped = false
+
+  constructor(private readonly deps: TwilioCarrierDeps) {}
+
+  stop(): void {
+    this.stopped = true
+  }
+
+  /** Where callbacks go: the call service's events (wired once in src/services.ts). */
+  connect(events: CallEvents): void {
+    this.events = events
+  }
+
+  dial(request: DialRequest, events: CallEvents): void {
+    this.events ??= events
+    const { store, clock } = this.deps
+    const account = this.deps.account(request.orgId)
+    const from = request.callerId
+    if (!account || !from) {
+      const note = !account ? 'The organization\u2019s Twilio settings could not be read; the call was not placed.' : 'The organization has no caller ID to call from.'
+      logger.warn('twilio_dial_skipped', { call_id: request.callId, reason: !account ? 'no_account' : 'no_caller_id' })
+      return events.ended(request.callId, failedReport(note, 'unavailable'))
+    }
+    const plan: CallPlan = {
+      to: request.to, from, leadName: request.leadName, agentName: request.agentName, machineDetection: request.machineDetection,
+      record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail,
+    }
+    const now = clock.now()
+    this.deps.transaction(() =>
+      store.insert({ callId: request.callId, orgId: request.orgId, carrier: this.name, carrierCallId: null, plan, state: initialCarrierState(plan), open: true, created: now, updated: now }),
+    )
+    this.deps.afterDurable(() => void this.place(request.callId, account, plan))
+  }
+
+  private async place(callId: string, account: TwilioAccount, plan: CallPlan): Promise<void> {
+    const url = (step: CallbackStep) => callbackUrl(this.deps.publicUrl, callId, step)
+    const result = await this.client(account).createCall({
+      to: plan.to, from: plan.from, url: url('answer'), statusCallback: url('status'), machineDetection: plan.machineDetection,
+      asyncAmdStatusCallback: url('amd'), record: plan.record, recordingStatusCallback: url('recording'), timeoutSeconds: 30,
+    })
+    if (this.stopped) return
+    if (result.ok) {
+      // A status callback may have named the call first (it adopts the sid): same value.
+      this.deps.transaction(() => {
+        const row = this.deps.store.get(callId)
+        if (row && row.carrierCallId === null) this.deps.store.update(callId, { carrierCallId: result.value.sid, updated: this.deps.clock.now() })
+      })
+      return
+    }
+    const failure = result.error
+    logger.warn('twilio_dial_failed', { call_id: callId, kind: failure.kind, status: failure.status, code: failure.code })
+    this.finish(callId, failedReport(noteOf(failure), failure.kind === 'rejected' ? undefined : failure.kind))
+  }
+
+  /** Ends a call the carrier never placed (or lost): told once, the row closed. */
+  private finish(callId: string, report: CallReport): void {
+    this.deps.transaction(() => {
+      const row = this.deps.store.get(callId)
+      if (!row) return
+      const state = tellEnded({ callId, events: this.requireEvents() }, row.state as CarrierState, report)
+      this.deps.store.update(callId, { state: { ...state, life: { ...state.life, stage: 'ended' } }, open: false, updated: this.deps.clock.now() })
+    })
+  }
+
+  hangUp(callId: string): void {
+    const row = this.deps.store.get(callId)
+    if (row) this.deps.afterDurable(() => void this.act(row.callId, { type: 'hang-up' }))
+  }
+
+  recording(call: { id: string }): Uint8Array | null {
+    return this.deps.recordings.read(call.id)
+  }
+
+  /** A signed callback from Twilio: checked, applied in one transaction, answered (TwiML where Twilio waits for it). */
+  handle(input: CallbackInput): CallbackReply {
+    if (!(CALLBACK_STEPS as readonly string[]).includes(input.step)) return { status: 404, twiml: null }
+    const step = input.step as CallbackStep
+    const row = this.deps.store.get(input.callId)
+    const account = row ? this.deps.account(row.orgId) : null
+    // Unknown call, or an organization without a token to check with: nobody can prove who sent it.
+    if (!row || !account) return { status: 403, twiml: null }
+    const multi = formParams(input.body)
+    if (!validateTwilioRequest(account.authToken, input.signature, input.url, multi)) return { status: 403, twiml: null }
+    const params: Record<string, string> = {}
+    for (const [name, value] of Object.entries(multi)) params[name] = Array.isArray(value) ? (value[0] ?? '') : value
+    if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return { status: 403, twiml: null }
+    const sid = step === 'leg-answered' ? params.ParentCallSid : params.CallSid
+    let actions: RestAction[] = []
+    const reply = this.deps.transaction((): CallbackReply => {
+      const current = this.deps.store.get(input.callId)!
+      // Callbacks carry the call's sid; the first one may come before the create reply stored it.
+      if (sid === undefined || (current.carrierCallId !== null && current.carrierCallId !== sid) || !/^CA[0-9a-fA-F]{32}$/.test(sid)) {
+        return { status: 200, twiml: null }
+      }
+      const result = runStep(this.context(current), current.state as CarrierState, step, input.leg, params)
+      actions = result.actions
+      this.save(current, result.state, sid)
+      return { status: 200, twiml: result.twiml }
+    })
+    for (const action of actions) this.deps.afterDurable(() => void this.act(input.callId, action))
+    return reply
+  }
+
+  /**
+   * Boot: asks Twilio how a call that was up has gone since. A call Twilio never named (the
+   * process stopped between the commit and Twilio's reply) cannot be looked up: closed as failed.
+   */
+  resume(call: OpenCall, events: CallEvents): boolean {
+    this.events ??= events
+    const row = this.deps.store.get(call.id)
+    if (!row || row.carrierCallId === null) {
+      if (row) this.deps.store.update(call.id, { open: false, updated: this.deps.clock.now() })
+      return false
+    }
+    const state = row.state as CarrierState
+    if (state.pendingEnd) this.waitForRecording(call.id, 0)
+    else void this.reconcile(call.id)
+    return true
+  }
+
+  /** Open calls Twilio has told nothing of for QUIET_CALL_MS are looked up (a lost final callback). */
+  watch(): number {
+    const quiet = this.deps.store.openSince(this.deps.clock.now() - QUIET_CALL_MS, 100)
+    for (const row of quiet) {
+      if ((row.state as CarrierState).pendingEnd) this.waitForRecording(row.callId, 0)
+      else void this.reconcile(row.callId)
+    }
+    return quiet.length
+  }
+
+  /** GET Calls/{Sid}.json and apply a final status as if its callback had come. */
+  async reconcile(callId: string): Promise<void> {
+    const row = this.deps.store.get(callId)
+    const account = row ? this.deps.account(row.orgId) : null
+    if (!row || !row.carrierCallId || !account) {
+      if (row) this.finish(callId, failedReport('The call could not be looked up at Twilio after a restart.', 'unavailable'))
+      return
+    }
+    const fetched = await this.client(account).fetchCall(row.carrierCallId)
+    if (this.stopped) return
+    if (!fetched.ok) {
+      logger.warn('twilio_reconcile_failed', { call_id: callId, kind: fetched.error.kind, status: fetched.error.status })
+      // Asked again by the watchdog; touched so it waits its turn rather than looping.
+      this.deps.transaction(() => this.deps.store.update(callId, { updated: this.deps.clock.now() }))
+      return
+    }
+    const call = fetched.value
+    this.deps.transaction(() => {
+      const current = this.deps.store.get(callId)!
+      const event = { kind: 'status' as const, callStatus: call.status, callDuration: call.durationSeconds, answeredBy: call.answeredBy }
+      // Still up at Twilio: nothing changes here, its callbacks go on. Ended: redirects that were
+      // due no longer matter, and a recording callback sent while the process was down is lost
+      // (the audio stays in the Twilio account): the service is told at once, without it.
+      let state = applyEvent(this.context(current), current.state as CarrierState, event, false).state
+      if (state.pendingEnd) state = tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd)
+      this.save(current, state, current.carrierCallId!)
+    })
+  }
+
+  private context(row: CarrierCallRow): StepContext {
+    return { callId: row.callId, plan: row.plan as CallPlan, publicUrl: this.deps.publicUrl, now: this.deps.clock.now(), events: this.requireEvents() }
+  }
+
+  private save(row: CarrierCallRow, state: CarrierState, sid: string): void {
+    const open = !(state.reported && state.life.stage === 'ended')
+    this.deps.store.update(row.callId, { state, open, carrierCallId: row.carrierCallId ?? sid, updated: this.deps.clock.now() })
+  }
+
+  private requireEvents(): CallEvents {
+    if (!this.events) throw new Error('TwilioCarrier.connect was not called')
+    return this.events
+  }
+
+  private client(account: TwilioAccount): TwilioRestClient {
+    return new TwilioRestClient(account, this.deps.rest)
+  }
+
+  /** REST work a callback called for, once its change is durable. Failures are logged: the call's own callbacks still end it. */
+  private async act(callId: string, action: RestAction): Promise<void> {
+    if (action.type === 'wait-for-recording') return this.waitForRecording(callId, RECORDING_WAIT_MS)
+    if (action.type === 'download-recording') return this.download(callId, action.recordingSid, 0)
+    const row = this.deps.store.get(callId)
+    const account = row ? this.deps.account(row.orgId) : null
+    if (!row?.carrierCallId || !account) return
+    if (action.type === 'redirect') {
+      // The answer's TwiML may have routed the call already (an AMD result that came first).
+      const claimed = this.deps.transaction(() => {
+        const current = this.deps.store.get(callId)!
+        const state = current.state as CarrierState
+        if (state.routed || state.life.stage === 'ended') return false
+        this.deps.store.update(callId, { state: { ...state, routed: true }, updated: this.deps.clock.now() })
+        return true
+      })
+      if (!claimed) return
+    }
+    const update = action.type === 'hang-up' ? { status: 'completed' as const }
+      : action.type === 'twiml' ? { twiml: action.twiml }
+        : { url: callbackUrl(this.deps.publicUrl, callId, action.step) }
+    const result = await this.client(account).updateCall(row.carrierCallId, update)
+    if (!result.ok) logger.warn('twilio_update_failed', { call_id: callId, action: action.type, kind: result.error.kind, status: result.error.status, code: result.error.code })
+  }
+
+  private waitForRecording(callId: string, ms: number): void {
+    this.deps.scheduler.at(this.deps.clock.now() + ms, () => {
+      this.deps.transaction(() => {
+        const row = this.deps.store.get(callId)
+        const state = row?.state as CarrierState | undefined
+        if (!row || !state?.pendingEnd) return
+        this.save(row, tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd), row.carrierCallId ?? '')
+      })
+    })
+  }
+
+  /** GET the recording's audio with the account's credentials, store it, then tell the service (and end a call that waited for it). */
+  private async download(callId: string, recordingSid: string, attempt: number): Promise<void> {
+    const row = this.deps.store.get(callId)
+    const account = row ? this.deps.account(row.orgId) : null
+    if (!row || !account) return
+    const audio = await this.client(account).downloadRecording(recordingSid)
+    if (this.stopped) return
+    if (!audio.ok) {
+      logger.warn('twilio_recording_download_failed', { call_id: callId, attempt: attempt + 1, kind: audio.error.kind, status: audio.error.status })
+      const delay = DOWNLOAD_RETRIES_MS[attempt]
+      if (delay !== undefined && audio.error.kind !== 'rejected') this.deps.scheduler.at(this.deps.clock.now() + delay, () => void this.download(callId, recordingSid, attempt + 1))
+      return
+    }
+    this.deps.recordings.save(callId, audio.value)
+    this.deps.transaction(() => {
+      const current = this.deps.store.get(callId)!
+      let state: CarrierState = { ...(current.state as CarrierState), recorded: true }
+      this.requireEvents().recorded(callId)
+      if (state.pendingEnd) state = tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd)
+      this.save(current, state, current.carrierCallId ?? '')
+    })
+  }
+}
+
+function failedReport(note: string, fault: CallReport['carrierFault']): CallReport {
+  return { outcome: 'failed', note, voicemailDelivered: false, callbackAt: null, optOut: false, durationSeconds: 0, transcript: [], recorded: false, carrierFault: fault }
+}
+
+function noteOf(failure: TwilioFailure): string {
+  const code = failure.code !== null ? ` (error ${failure.code})` : failure.status !== null ? ` (HTTP ${failure.status})` : ''
+  const what = failure.kind === 'throttled' ? 'Twilio is at its limit of calls (429); the lead is tried again later'
+    : failure.kind === 'rejected' ? 'Twilio refused the call' : 'Twilio could not be reached'
+  return `${what}${code}: ${failure.message}`.slice(0, 500)
+}

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { basic, scratchDir } from '../harness'
+import { TwilioEmulator } from '../../src/telephony/twilio/emulator'
+import { signTwilioRequest } from '../../src/telephony/twilio/signature'
+import { startClock, type RunningClock } from './daytime-clock'
+import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
+
+setDefaultTimeout(60_000)
+
+/**
+ * Issue 18 as an operator meets it, on the service under test (the compiled binary in CI,
+ * started from an empty folder) against the Twilio emulator over loopback: the carrier set with
+ * the admin CLI (the token read from a file), live calls placed through Twilio's REST API,
+ * signed callbacks, the bridge, the voicemail drop, the recording downloaded and served by the
+ * service's own link, a forged callback refused, and a call cut by SIGKILL reconciled on the
+ * next boot. The service runs on its fake clock moved at real speed (calling hours: see
+ * daytime-clock.ts); the emulator plays calls 50 times faster than real time.
+ */
+const ADMIN = 'dat_twilio_binary_0123456789abcdef0123'
+const SID = `AC${'c3'.repeat(16)}`
+const TOKEN = 'e'.repeat(32)
+const CALLER = '+12125550100'
+const ny = (nn: string, series: number) => `+1212555${series}${nn}`
+
+describe('Twilio through the service as shipped', () => {
+  const work = scratchDir('dialer-twilio-')
+  const dataDir = join(work.path, 'data')
+  const command = serviceCommand(work.path)
+  const emulator = TwilioEmulator.start({ accounts: [{ sid: SID, authToken: TOKEN, callerIds: [CALLER] }], speed: 50 })
+  let server: ServiceProcess | null = null
+  let clock: RunningClock | null = null
+  let base = ''
+  let auth = ''
+  let orgId = ''
+  let campaignId = ''
+  const cli = (args: string[], stdin?: string) => {
+    const r = Bun.spawnSync([...command, 'admin', ...args], {
+      cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN },
+      stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+    })
+    return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() }
+  }
+  const json = (args: string[]) => {
+    const r = cli(args)
+    if (r.code !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.code} ${r.err}`)
+    return JSON.parse(r.out).data
+  }
+  const request = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const r = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const text = await r.text()
+    return { status: r.status, text, body: text.startsWith('{') ? JSON.parse(text) : null }
+  }
+  const api = (method: string, path: string, body?: unknown) => request(method, `/api/v1/external${path}`, { authorization: auth }, body)
+  const admin = (method: string, path: string, body?: unknown) => request(method, `/api/v1/admin${path}`, { authorization: `Bearer ${ADMIN}` }, body)
+
+  async function start(): Promise<void> {
+    const started = await spawnService({
+      command, dataDir, cwd: work.path,
+      env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_FAKE_CLOCK: '1', DIALER_LOG_REQUESTS: '0' },
+    })
+    server = started.proc
+    base = started.base
+    clock = await startClock(base, ADMIN)
+  }
+
+  async function stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    await clock?.stop()
+    server?.kill(signal)
+    await server?.exited
+    server = null
+  }
+
+  /** The lead's latest call once `until` holds (polled). */
+  async function callOf(leadId: string, until: (call: any) => boolean, ms = 20_000): Promise<any> {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const r = await api('GET', `/calls?lead_id=${leadId}&limit=1`)
+      const call = r.body?.data?.[0]
+      if (call && until(call)) return call
+      if (Date.now() > deadline) throw new Error(`call of ${leadId} not done: ${JSON.stringify(call)}`)
+      await Bun.sleep(50)
+    }
+  }
+
+  async function addLead(phone: string): Promise<string> {
+    const r = await api('POST', '/leads', { campaign_id: campaignId, phone, name: 'Jordan Lee' })
+    expect(r.status).toBe(201)
+    return r.body.data.id
+  }
+
+  beforeAll(async () => {
+    await start()
+    // Limits high enough for the polling below.
+    orgId = json(['org', 'create', '--name', 'Acme Roofing', '--plan-requests-per-minute', '100000']).id
+    // The auth token from a file (never on the command line, where other users could read it).
+    const tokenFile = join(work.path, 'twilio-token')
+    await Bun.write(tokenFile, `${TOKEN}\n`)
+    const set = cli(['org', 'carrier', orgId, '--twilio', '--account-sid', SID, '--auth-token-file', tokenFile, '--caller-id', CALLER, '--api-base-url', emulator.url])
+    expect(set.code).toBe(0)
+    expect(set.out).not.toContain(TOKEN)
+    expect(JSON.parse(set.out).data.carrier).toMatchObject({ kind: 'twilio', account_sid: SID, auth_token_set: true })
+    const campaign = await admin('POST', `/orgs/${orgId}/campaigns`, {
+      name: 'Spring roofs', status: 'active', lines: 3,
+      sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }], closers: [{ name: 'Sam Chen', phone: '+13125550151' }],
+      voicemail: { say: 'Hi, this is Acme Roofing returning your request.' },
+    })
+    expect(campaign.status).toBe(201)
+    campaignId = campaign.body.data.id
+    const key = json(['key', 'create', '--org', orgId, '--name', 'live', '--mode', 'live', '--requests-per-minute', '100000', '--burst', '100000'])
+    auth = basic(key.id, key.secret)
+  }, 40_000)
+
+  afterAll(async () => {
+    await stop('SIGTERM')
+    await emulator.stop()
+    work.remove()
+  })
+
+  test('the token is sealed at rest, and the data directory holds the minted secret key (0600)', async () => {
+    const db = await Bun.file(join(dataDir, 'dialer.db')).arrayBuffer()
+    expect(Buffer.from(db).includes(Buffer.from(TOKEN))).toBe(false)
+    expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600)
+  })
+
+  test('a person answers and is bridged to the SDR; the recording is downloaded and served by the service', async () => {
+    const leadId = await addLead(ny('00', 21))
+    const call = await callOf(leadId, (c) => c.status === 'ended' && c.handled_by.role === 'sdr' && c.recording_available)
+    expect(call.handled_by.name).toBe('Alex Rivera')
+    const create = emulator.received.find((r) => r.method === 'POST' && r.params.To === ny('00', 21))!
+    expect(create.params.From).toBe(CALLER)
+    expect(String(create.params.StatusCallback)).toStartWith(`${base}/twilio/calls/${call.id}/status`)
+    expect(emulator.sent.filter((s) => s.status !== 200).map((s) => `${s.kind} ${s.status}`)).toEqual([])
+    const filed = await admin('POST', `/calls/${call.id}/outcome`, { outcome: 'interested' })
+    expect(filed.status).toBe(200)
+    const link = await api('GET', `/calls/${call.id}/recording`)
+    expect(link.status).toBe(200)
+    const audio = await fetch(link.body.data.url)
+    expect(audio.status).toBe(200)
+    expect(audio.headers.get('content-type')).toBe('audio/wav')
+    expect(new TextDecoder().decode((await audio.arrayBuffer()).slice(0, 4))).toBe('RIFF')
+  })
+
+  test('an answering machine gets the voicemail; a forged callback is refused', async () => {
+    const leadId = await addLead(ny('04', 22))
+    const call = await callOf(leadId, (c) => c.status === 'ended' && c.outcome !== null)
+    expect(call.outcome).toBe('voicemail')
+    const events = await api('GET', `/events?limit=100`)
+    const types = (events.body.data as any[]).filter((e) => e.data.object.id === call.id).map((e) => e.type)
+    expect(types).toContain('voicemail.left')
+    const url = `${base}/twilio/calls/${call.id}/status`
+    const params = { AccountSid: SID, CallSid: `CA${'0'.repeat(32)}`, CallStatus: 'busy' }
+    const forged = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signTwilioRequest('0'.repeat(32), url, params) },
+      body: new URLSearchParams(params).toString(),
+    })
+    expect(forged.status).toBe(403)
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('permission_denied')
+  })
+
+  test('the token through stdin; a bad one is refused (exit 4, param named, never echoed) and changes nothing', () => {
+    const args = ['org', 'carrier', orgId, '--twilio', '--account-sid', SID, '--auth-token-stdin', '--caller-id', CALLER, '--api-base-url', emulator.url]
+    const good = cli(args, `${TOKEN}\n`)
+    expect(good.code).toBe(0)
+    expect(good.out).not.toContain(TOKEN)
+    const bad = cli(args, 'not-a-token-but-secret\n')
+    expect(bad.code).toBe(4)
+    expect(JSON.parse(bad.out).error.param).toBe('carrier.auth_token')
+    expect(bad.out + bad.err).not.toContain('not-a-token-but-secret')
+    const http = cli(['org', 'carrier', orgId, '--twilio', '--account-sid', SID, '--caller-id', CALLER, '--api-base-url', 'http://api.twilio.com'])
+    expect(http.code).toBe(4)
+    expect(JSON.parse(http.out).error.param).toBe('carrier.api_base_url')
+    expect(json(['org', 'get', orgId]).carrier).toMatchObject({ kind: 'twilio', api_base_url: emulator.url.replace(/\/$/, ''), auth_token_set: true })
+  })
+
+  test('a call cut by SIGKILL is looked up at Twilio on the next boot and closed', async () => {
+    const leadId = await addLead(ny('01', 23))
+    const up = await callOf(leadId, (c) => c.status === 'in_progress')
+    await stop('SIGKILL')
+    // Twilio's callbacks to the dead process fail; the emulator ends the call.
+    const sid = [...emulator.calls.values()].find((c) => c.to === ny('01', 23))!.sid
+    await emulator.settled(sid)
+    await start()
+    const closed = await callOf(leadId, (c) => c.id === up.id && c.status === 'ended')
+    expect(closed.duration_seconds).toBeGreaterThan(0)
+    expect(emulator.received.some((r) => r.method === 'GET' && r.path.endsWith(`/Calls/${sid}.json`))).toBe(true)
+  })
+})
