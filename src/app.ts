@@ -10,6 +10,8 @@ import { usageRoutes } from './api/usage/routes'
 import { healthRoutes } from './api/health'
 import { webhookRoutes } from './api/webhooks/routes'
 import { twilioRoutes } from './api/twilio/routes'
+import { consolePages } from './console/pages'
+import { consoleRoutes } from './console/routes'
 import { leadRoutes } from './api/leads/routes'
 import { createGateway, EXTERNAL_PREFIX, type RequestHandler } from './http/gateway'
 import { requestPipeline } from './http/pipeline'
@@ -28,6 +30,8 @@ export function createApp(s: Services) {
     .use(recordingRoutes(s))
     .use(exportDownloadRoutes(s))
     .use(twilioRoutes(s))
+    .use(consoleRoutes(s))
+    .use(consolePages())
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))
     .use(adminRoutes(s))
   if (!s.config.checkReplies) skipReplyChecks(app)

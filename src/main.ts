@@ -115,6 +115,9 @@ async function main(argv: string[]): Promise<number> {
       const db = await open(config.databasePath)
       migrate(db)
       const token = resetAdminToken(settingsStore(db.db))
+      // Console sessions signed in with the old token end with it.
+      const { consoleStore } = await import('./db/stores/console-store')
+      consoleStore(db.db, db.sqlite).deleteOperatorSessions()
       db.close()
       console.log(`New admin token (shown once): ${token}`)
       if (config.adminToken) console.log('Note: DIALER_ADMIN_TOKEN is set and takes precedence over the stored token.')

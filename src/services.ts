@@ -2,6 +2,8 @@ import type { Config } from './config'
 import { migrate, openDatabase, type DatabaseHandle } from './db/client'
 import { createStores, type Stores } from './db/stores'
 import { adminToken, type AdminToken } from './domain/access/admin-token'
+import { accountService, type AccountService } from './domain/console/accounts'
+import { sessionService, type SessionService } from './domain/console/sessions'
 import { keyService, type KeyService } from './domain/access/key-service'
 import { campaignService, type CampaignService } from './domain/campaigns/campaign-service'
 import { dncService, type DncService } from './domain/dnc/dnc-service'
@@ -48,6 +50,9 @@ export interface Services {
   /** Set when DIALER_FAKE_CLOCK=1: the admin clock endpoints move it. */
   readonly fakeScheduler: FakeScheduler | null
   readonly adminToken: AdminToken
+  /** The console's accounts and signed-in sessions (src/console/). */
+  readonly accounts: AccountService
+  readonly sessions: SessionService
   readonly orgs: OrgService
   readonly keys: KeyService
   readonly campaigns: CampaignService
@@ -119,6 +124,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   scheduler.onJobRun((run) => metrics.jobRan(run.name, run.endedAt, run.durationMs, run.ok))
 
   const transaction = stores.transaction
+  const operatorToken = adminToken(stores.settings, config.adminToken)
+  const accounts = accountService({ console: stores.console, orgs: stores.orgs, clock, transaction })
+  const sessions = sessionService({ console: stores.console, adminToken: operatorToken, clock, transaction })
   const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock, caches: database.caches })
   const orgs = orgService({ orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets: secretBox(secretKey.key), transaction })
   const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
@@ -277,6 +285,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     pattern: '0 15 3 * * *',
     run: () => {
       const idempotencyRecords = idempotency.purgeExpired()
+      const consoleSessions = sessions.purgeIdle()
       // Spec "Limits": events are kept 30 days.
       const cutoff = clock.now() - 30 * 24 * 60 * 60 * 1000
       const deliveryRows = stores.webhooks.purgeBefore(cutoff)
@@ -284,7 +293,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
       // Recordings: each organization's recording_retention_days (default 90).
       // Standalone batches: each has committed when it returns, so its files are gone too.
       const recordingsPurged = purgeRecordings({ stores, files: recordings, clock, transaction: (work) => database.standalone(work) })
-      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows, deliveries: deliveryRows, recordings: recordingsPurged.calls, recording_files: recordingsPurged.files })
+      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows, deliveries: deliveryRows, recordings: recordingsPurged.calls, recording_files: recordingsPurged.files, console_sessions: consoleSessions })
     },
   })
 
@@ -297,7 +306,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     clock,
     scheduler,
     fakeScheduler,
-    adminToken: adminToken(stores.settings, config.adminToken),
+    adminToken: operatorToken,
+    accounts,
+    sessions,
     orgs,
     keys,
     campaigns,

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import type { CampaignRow, RetiredNumberRow } from '../db/stores/campaign-store'
 import type { ApiKeyRow } from '../db/stores/key-store'
+import type { UserRow } from '../db/stores/console-store'
 import type { OrgRow } from '../db/stores/org-store'
 import type { CarrierView } from '../domain/orgs/carrier-settings'
 import { iso, isoOrNull } from '../jobs/clock'
@@ -183,4 +184,28 @@ export const presentRetired = (r: RetiredNumberRow) => ({
   livemode: r.livemode,
   reason: r.reason,
   created: iso(r.created),
+})
+
+// ---- console accounts (issue 19) ----
+const Role = t.Union([t.Literal('owner'), t.Literal('sdr')])
+const Password = t.String({ minLength: 1, maxLength: 200 })
+
+export const CreateUserBody = t.Object(
+  { email: t.String({ minLength: 3, maxLength: 254 }), name: t.Optional(Name), role: Role, password: t.Optional(Password) },
+  strict,
+)
+export const PatchUserBody = t.Partial(t.Object({ name: Name, role: Role, password: Password, disabled: t.Boolean() }), strict)
+
+/** A console account; `password` only in the reply that minted it. Never the hash. */
+export const presentUser = (u: UserRow, password?: string | null) => ({
+  id: u.id,
+  object: 'user',
+  org_id: u.orgId,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  disabled: u.disabledAt !== null,
+  created: iso(u.created),
+  updated: iso(u.updated),
+  ...(password ? { password } : {}),
 })

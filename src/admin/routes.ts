@@ -8,8 +8,8 @@ import { registryBody } from '../http/registry-upload'
 import type { OrgRow } from '../db/stores/org-store'
 import type { Services } from '../services'
 import {
-  adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, PatchCampaignBody, PatchKeyBody,
-  PatchOrgBody, presentAdminCampaign, presentKey, presentOrg, presentRetired, RetireNumberBody,
+  adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, CreateUserBody, PatchCampaignBody, PatchKeyBody,
+  PatchOrgBody, PatchUserBody, presentAdminCampaign, presentKey, presentOrg, presentRetired, presentUser, RetireNumberBody,
 } from './model'
 import { presentRegistry, presentRegistryImport } from './registry-model'
 
@@ -67,6 +67,21 @@ export const adminRoutes = (s: Services) => {
     }, { params: keyParams, body: PatchKeyBody, detail: detail('Change an API key') })
     .post('/keys/:id/revoke', ({ params }) => ({ data: presentKey(s.keys.revoke(params.id)) }), {
       params: keyParams, detail: detail('Revoke an API key'),
+    })
+
+    // ---- console accounts ----
+    .post('/orgs/:id/users', async ({ params, body, set }) => {
+      const { user, password } = await s.accounts.create(params.id, body)
+      set.status = 201
+      return { data: presentUser(user, password) }
+    }, { params: orgParams, body: CreateUserBody, detail: detail('Create a console account (a minted password is shown once)') })
+    .get('/orgs/:id/users', ({ params, query }) => {
+      const limit = query.limit ?? 50
+      return listReply(s.accounts.list(params.id, limit + 1, query.starting_after), limit, (u) => presentUser(u))
+    }, { params: orgParams, query: adminListQuery, detail: detail("List an organization's console accounts") })
+    .get('/users/:id', ({ params }) => ({ data: presentUser(s.accounts.get(params.id)) }), { params: orgParams, detail: detail('Get a console account') })
+    .patch('/users/:id', async ({ params, body }) => ({ data: presentUser(await s.accounts.update(params.id, body)) }), {
+      params: orgParams, body: PatchUserBody, detail: detail('Change a console account (a new password or disabling signs it out)'),
     })
 
     // ---- campaigns ----

@@ -3,6 +3,7 @@
  * error messages are all read from here, so a new command needs only a row.
  */
 import { CARRIER_FLAGS, CARRIER_NOTES, carrierBody, withCarrierToken } from './carrier-command'
+import { USER_CREATE_FLAGS, USER_NOTES, USER_UPDATE_FLAGS, userBody, withPassword } from './user-command'
 
 export type FieldKind =
   | 'string' | 'nullable-string' | 'int' | 'number' | 'nullable-number' | 'bool' | 'list' | 'nullable-list' | 'people' | 'json'
@@ -48,6 +49,7 @@ const campaignFields: Record<string, FieldKind> = {
 const listQuery = ['limit', 'starting_after']
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
 const CAMPAIGN = '0190a1b2-c3d4-7e5f-8a9b-111111111111'
+const USER = '0190a1b2-c3d4-7e5f-8a9b-222222222222'
 
 export const COMMANDS: Record<string, Command> = {
   'org create': {
@@ -66,6 +68,19 @@ export const COMMANDS: Record<string, Command> = {
     note: 'The auth token is read from a file or stdin, never from the command line (it would show in ps and shell history); '
       + 'left out, the stored one is kept while the account and endpoint stay the same.',
     example: `dialer admin org carrier ${ORG} --twilio --account-sid AC... --auth-token-file /etc/dialer/twilio-token --caller-id +14155550100`,
+  },
+  'user create': {
+    method: 'POST', path: '/orgs/:org/users', fields: USER_CREATE_FLAGS, build: userBody, complete: withPassword, required: ['email', 'role'],
+    summary: 'Create a console account for a person of an organization.',
+    note: 'Without --password-file or --password-stdin a password is made and shown once in the reply.',
+    example: `dialer admin user create --org ${ORG} --email sam@example.com --role sdr --name "Sam Chen"`,
+  },
+  'user list': { method: 'GET', path: '/orgs/:org/users', query: listQuery, summary: "List an organization's console accounts.", example: `dialer admin user list --org ${ORG}` },
+  'user get': { method: 'GET', path: '/users/:id', arg: 'USER_ID', summary: 'Show one console account.', example: `dialer admin user get ${USER}` },
+  'user update': {
+    method: 'PATCH', path: '/users/:id', arg: 'USER_ID', fields: USER_UPDATE_FLAGS, build: userBody, complete: withPassword,
+    summary: 'Change a console account: role, name, password, or disable it (a new password or disabling signs it out).',
+    example: `dialer admin user update ${USER} --disabled true`,
   },
   'key create': {
     method: 'POST', path: '/orgs/:org/keys', fields: { ...keyFields, mode: 'string' }, required: ['name', 'mode'],
@@ -155,6 +170,7 @@ export const FLAG_NOTES: Record<string, string> = {
   limit: 'items per page (1 to 100, default 50)',
   starting_after: 'the last id of the previous page',
   ...CARRIER_NOTES,
+  ...USER_NOTES,
 }
 
 export const KIND_TYPES: Record<FieldKind, string> = {
@@ -177,7 +193,7 @@ export const FLAG_TYPES: Record<string, string> = {
 }
 
 /** What a 404 on the path's first id is "no ... of": from the path segment before it. */
-const NOUNS: Record<string, string> = { orgs: 'organization', keys: 'API key', campaigns: 'campaign', jobs: 'job' }
+const NOUNS: Record<string, string> = { orgs: 'organization', keys: 'API key', campaigns: 'campaign', jobs: 'job', users: 'user' }
 
 export function objectNoun(path: string): string | null {
   const match = /\/([a-z_]+)\/:(?:id|org)\b/.exec(path)

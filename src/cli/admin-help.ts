@@ -5,6 +5,7 @@ const ARG_NOTES: Record<string, string> = {
   ORG_ID: "the organization's id",
   KEY_ID: "the API key's id (dk_live_... or dk_test_...)",
   CAMPAIGN_ID: "the campaign's id",
+  USER_ID: "the console account's id",
   JOB_NAME: 'a job from `dialer admin job list`',
   FILE: 'the registry file to send (text, one number per line)',
 }

@@ -3,9 +3,9 @@
  * not the body's fields one for one (a switch picks the kind; the token comes from a file or
  * stdin, so it never sits in ps output or shell history), so this builds the `carrier` object.
  */
-import { readFileSync } from 'node:fs'
 import type { FieldKind } from './admin-commands'
 import { CliError, EXIT } from './cli-error'
+import { readSecret } from './secret-input'
 
 export const CARRIER_FLAGS: Record<string, FieldKind> = {
   twilio: 'switch',
@@ -31,24 +31,10 @@ export const CARRIER_NOTES: Record<string, string> = {
 
 const usage = 'Run `dialer admin org carrier --help` for its flags.'
 
-function readToken(source: { file?: string; stdin: boolean }): string {
-  let text: string
-  try {
-    text = source.file !== undefined ? readFileSync(source.file, 'utf8') : readFileSync(0, 'utf8')
-  } catch (error) {
-    const code = (error as { code?: string }).code
-    const where = source.file ?? 'stdin'
-    throw new CliError(`cannot read the auth token from ${where}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code ?? String(error)}`)
-  }
-  const token = text.trim()
-  if (token === '') throw new CliError(`the auth token in ${source.file ?? 'stdin'} is empty`)
-  return token
-}
-
 /** The body with the auth token read in, at send time (parsing reads no file and no stdin). */
 export function withCarrierToken(fields: Record<string, unknown>, body: Record<string, unknown>): Record<string, unknown> {
   if (fields.auth_token_file === undefined && fields.auth_token_stdin !== true) return body
-  const token = readToken({ file: fields.auth_token_file as string | undefined, stdin: fields.auth_token_stdin === true })
+  const token = readSecret({ file: fields.auth_token_file as string | undefined, stdin: fields.auth_token_stdin === true }, 'auth token')
   return { ...body, carrier: { ...(body.carrier as Record<string, unknown>), auth_token: token } }
 }
 

@@ -228,5 +228,19 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nALTER TABLE `campaigns` ADD `voicemail` text;",
       "\nCREATE INDEX `calls_recorded` ON `calls` (`ended`) WHERE recording_available = 1;"
     ]
+  },
+  {
+    "tag": "0016_ambitious_stature",
+    "folderMillis": 1795495924618,
+    "hash": "46c5a2950e3597e075044795fa8ef01e035bb0105d635fb639e5b0fff471f919",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `console_sessions` (\n\t`token_hash` text PRIMARY KEY NOT NULL,\n\t`user_id` text,\n\t`csrf_token` text NOT NULL,\n\t`created` integer NOT NULL,\n\t`last_seen` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `console_sessions_user` ON `console_sessions` (`user_id`);",
+      "\nCREATE INDEX `console_sessions_seen` ON `console_sessions` (`last_seen`);",
+      "\nCREATE TABLE `users` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`email` text NOT NULL,\n\t`name` text NOT NULL,\n\t`role` text NOT NULL,\n\t`password_hash` text NOT NULL,\n\t`disabled_at` integer,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE UNIQUE INDEX `users_email` ON `users` (`email`);",
+      "\nCREATE INDEX `users_org` ON `users` (`org_id`);"
+    ]
   }
 ]

@@ -8,6 +8,7 @@ import { readBasicCredentials } from './basic-auth'
 import { checkRegistrySize, isRegistryUpload } from './registry-upload'
 import { errorResponse, toApiError } from './errors'
 import { startRequest, type RequestState } from './request-state'
+import { admitConsole, CONSOLE_API_PREFIX } from './console-door'
 
 export const EXTERNAL_PREFIX = '/api/v1/external'
 export const ADMIN_PREFIX = '/api/v1/admin'
@@ -35,8 +36,8 @@ export function pathnameOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, end)
 }
 
-/** Which door a request goes through: API key, admin token, or none. */
-export type Door = 'external' | 'admin' | 'open'
+/** Which door a request goes through: API key, admin token, console session, or none. */
+export type Door = 'external' | 'admin' | 'console' | 'open'
 
 /**
  * The door of a path. Trailing slashes do not change it: the router takes `/metrics/` for
@@ -48,6 +49,7 @@ export function doorOf(pathname: string): Door {
   const path = end === pathname.length ? pathname : pathname.slice(0, end)
   if (path.startsWith(EXTERNAL_PREFIX)) return path === OPENAPI_PATH ? 'open' : 'external'
   if (path.startsWith(ADMIN_PREFIX) || path === '/metrics') return 'admin'
+  if (path.startsWith(CONSOLE_API_PREFIX)) return 'console'
   return 'open'
 }
 
@@ -171,6 +173,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       const door = doorOf(pathname)
       if (door === 'external') admitExternal(s, request, state)
       else if (door === 'admin') admitAdmin(s, request, state)
+      else if (door === 'console') admitConsole(s, request, pathname, state)
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         // The registry file is the one body allowed past 1 MB (registry-upload.ts).

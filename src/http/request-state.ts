@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Principal } from '../domain/access/permissions'
+import type { ConsoleSession } from '../domain/console/sessions'
 
 /** What the pipeline learns about one request as it passes through. */
 export interface RequestState {
@@ -14,6 +15,8 @@ export interface RequestState {
   principal: Principal | null
   /** True once the admin token was checked (admin API, /metrics). */
   admin: boolean
+  /** The console session that signed the request (console API). */
+  console: ConsoleSession | null
   /**
    * Headers every reply carries (Request-Id, RateLimit-*). Given to Elysia before it builds the
    * reply: setting headers on a finished Response costs Bun more than the rest of the request.
@@ -43,6 +46,7 @@ export function startRequest(request: Request, pathname: string, clientAddress: 
     clientAddress,
     principal: null,
     admin: false,
+    console: null,
     replyHeaders: { 'request-id': id },
     slotHeldBy: null,
     idempotency: null,

@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../client'
 import { callStore } from './call-store'
 import { carrierCallStore } from './carrier-call-store'
+import { consoleStore } from './console-store'
 import { decisionStore } from './decision-store'
 import { campaignStore } from './campaign-store'
 import { dncStore } from './dnc-store'
@@ -33,6 +34,7 @@ export function createStores(database: DatabaseHandle) {
     events: eventStore(db, database.sqlite),
     calls: callStore(db, database.sqlite),
     carrierCalls: carrierCallStore(db),
+    console: consoleStore(db, database.sqlite),
     decisions: decisionStore(db, database.sqlite),
     webhooks: webhookStore(db, database.sqlite),
     usage: usageStore(db, database.sqlite),

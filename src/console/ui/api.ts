@@ -1,0 +1,51 @@
+/** The console's calls to its JSON API (/console/api): the CSRF token on every change, errors as the API words them. */
+
+export interface Me {
+  kind: 'operator' | 'user'
+  user: { id: string; email: string; name: string; role: 'owner' | 'sdr'; org_id: string } | null
+  csrf_token: string
+  orgs: { id: string; name: string; timezone: string }[]
+}
+
+export class ApiFailure extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly param: string | null) {
+    super(message)
+  }
+}
+
+let csrf = ''
+export const setCsrf = (token: string) => {
+  csrf = token
+}
+
+/** Called when the session is gone (401): the app goes back to sign-in with the API's message. */
+let onSignedOut: (message: string) => void = () => {}
+export const whenSignedOut = (handler: (message: string) => void) => {
+  onSignedOut = handler
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (method !== 'GET') headers['x-csrf-token'] = csrf
+  let response: Response
+  try {
+    response = await fetch(`/console/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+  } catch {
+    throw new ApiFailure(0, 'network', 'The service cannot be reached; check your connection and try again.', null)
+  }
+  const text = await response.text()
+  let json: any = null
+  try {
+    json = text ? JSON.parse(text) : null
+  } catch {
+    // not JSON: worded below
+  }
+  if (!response.ok) {
+    const error = json?.error ?? {}
+    const failure = new ApiFailure(response.status, error.code ?? `http_${response.status}`, error.message ?? `The service answered ${response.status}.`, error.param ?? null)
+    if (response.status === 401 && path !== '/session') onSignedOut(failure.message)
+    throw failure
+  }
+  return json as T
+}

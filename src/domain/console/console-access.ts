@@ -1,0 +1,41 @@
+import type { OrgRow } from '../../db/stores/org-store'
+import { ApiError, notFound } from '../../errors'
+import { PERMISSIONS, type Permission, type Principal } from '../access/permissions'
+import type { ConsoleSession } from './sessions'
+
+/**
+ * What a console session may do in an organization, as the external API's Principal so every
+ * rule the API keys meet (campaign scope, permissions, live data) applies unchanged. The
+ * operator and owners have every permission; an SDR reads and files outcomes (calls:write).
+ */
+const SDR_PERMISSIONS: readonly Permission[] = ['leads:read', 'calls:read', 'calls:write', 'campaigns:read', 'dnc:read', 'events:read', 'usage:read']
+
+export function consolePrincipal(session: ConsoleSession, org: OrgRow | undefined): Principal {
+  const identity = session.identity
+  // Another organization is not there at all for a person of this one.
+  if (!org || (identity.kind === 'user' && identity.user.orgId !== org.id)) throw notFound('No such organization')
+  const permissions = identity.kind === 'operator' || identity.user.role === 'owner' ? PERMISSIONS : SDR_PERMISSIONS
+  return {
+    keyId: identity.kind === 'operator' ? 'console:operator' : `console:${identity.user.id}`,
+    keyName: identity.kind === 'operator' ? 'operator (console)' : `${identity.user.email} (console)`,
+    orgId: org.id,
+    orgTimezone: org.timezone,
+    livemode: true,
+    permissions: new Set(permissions),
+    campaignIds: null,
+    maxConcurrent: 50,
+    requestsPerMinute: 100_000,
+    burst: 100_000,
+    leadsPerMinute: 100_000,
+    planRequestsPerMinute: org.planRequestsPerMinute,
+  }
+}
+
+/** Throws 403 unless the session's role has the permission (the page hides what a role cannot do; this is the rule). */
+export function requireConsolePermission(principal: Principal, permission: Permission): void {
+  if (!principal.permissions.has(permission)) {
+    throw new ApiError('permission_denied', `Your role cannot do this (it needs ${permission}); ask an owner of the organization.`, {
+      extras: { missing_permission: permission, campaign_id: null },
+    })
+  }
+}

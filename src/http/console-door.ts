@@ -1,0 +1,50 @@
+import { ApiError } from '../errors'
+import type { Services } from '../services'
+import type { RequestState } from './request-state'
+
+/** The console's JSON API (src/console/routes.ts): behind a session cookie, not an API key. */
+export const CONSOLE_API_PREFIX = '/console/api'
+export const SESSION_COOKIE = 'dialer_session'
+/** Signing in is the one console request without a session. */
+const SIGN_IN = `${CONSOLE_API_PREFIX}/session`
+
+/** The value of one cookie of a Cookie header, or null. */
+export function cookieOf(header: string | null, name: string): string | null {
+  if (!header) return null
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return null
+}
+
+/**
+ * The console door: a live session from the cookie, and on every change the session's CSRF
+ * token in X-CSRF-Token (a page of another site can make the browser send the cookie, never
+ * read the token). A cookie that names no live session answers 401 and the page goes back to
+ * sign-in; a change without the token is 403 and changes nothing.
+ */
+export function admitConsole(s: Services, request: Request, pathname: string, state: RequestState): void {
+  const method = request.method
+  const change = method !== 'GET' && method !== 'HEAD'
+  if (pathname === SIGN_IN && method === 'POST') {
+    // No session yet: a JSON body only, which a form on another site cannot send without CORS.
+    if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+      throw new ApiError('invalid_request', 'Sign in with a JSON body (Content-Type: application/json).')
+    }
+    return
+  }
+  const token = cookieOf(request.headers.get('cookie'), SESSION_COOKIE)
+  const session = token ? s.sessions.resolve(token) : null
+  if (!session) {
+    throw new ApiError('authentication_failed', token ? 'Your session has ended; sign in again.' : 'Sign in to use the console.', {
+      extras: { reason: token ? 'session_expired' : 'missing' },
+    })
+  }
+  if (change && !s.sessions.csrfMatches(session, request.headers.get('x-csrf-token'))) {
+    throw new ApiError('permission_denied', 'This change did not carry the page\u2019s CSRF token; reload the page and try again.', {
+      extras: { reason: 'csrf' },
+    })
+  }
+  state.console = session
+}
