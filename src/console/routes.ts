@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { localDateOf, zonedTime } from '../domain/calling-hours/calling-window'
-import { consolePrincipal, requireConsolePermission } from '../domain/console/console-access'
+import { requireConsolePermission } from '../domain/console/console-access'
 import type { ConsoleSession } from '../domain/console/sessions'
 import { ApiError } from '../errors'
 import { CONSOLE_API_PREFIX, SESSION_COOKIE } from '../http/console-door'
@@ -8,6 +8,8 @@ import { markRoute } from '../http/pipeline'
 import { stateOf } from '../http/request-state'
 import { iso } from '../jobs/clock'
 import type { Services } from '../services'
+import { consoleCallRoutes } from './call-routes'
+import { principalOf, sessionOf } from './context'
 
 const orgParams = t.Object({ org: t.String({ format: 'uuid' }) })
 const campaignParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }) })
@@ -15,12 +17,6 @@ const hide = { hide: true }
 /** How often the campaign board streams (server-sent events). */
 const BOARD_EVERY_MS = 2_000
 
-/** The session the console door admitted (never missing on these routes: the door refuses first). */
-function sessionOf(request: Request): ConsoleSession {
-  const session = stateOf(request)?.console
-  if (!session) throw new ApiError('authentication_failed', 'Sign in to use the console.')
-  return session
-}
 
 /**
  * The console's JSON API (issue 19), for its own pages only: same error envelope as the
@@ -41,7 +37,7 @@ export const consoleRoutes = (s: Services) => {
       orgs: orgs.map((o) => ({ id: o.id, name: o.name, timezone: o.timezone })),
     }
   }
-  const principal = (request: Request, orgId: string) => consolePrincipal(sessionOf(request), s.stores.orgs.get(orgId))
+  const principal = principalOf(s)
   const board = (orgId: string) => {
     const org = s.orgs.get(orgId)
     const midnight = zonedTime(org.timezone, localDateOf(org.timezone, s.clock.now()), '00:00')
@@ -58,6 +54,7 @@ export const consoleRoutes = (s: Services) => {
 
   return new Elysia({ prefix: CONSOLE_API_PREFIX })
     .onTransform(markRoute)
+    .use(consoleCallRoutes(s))
     .post('/session', async ({ body, request, set }) => {
       const state = stateOf(request)!
       const result = body.admin_token !== undefined

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { scratchDir } from '../harness'
+import { basic, scratchDir } from '../harness'
+import { daytimeStart, startClock, type RunningClock } from '../process/daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from '../process/spawn-service'
 import { launchChromium } from './launch'
 
@@ -26,7 +27,8 @@ const command = serviceCommand(work.path)
 let server: ServiceProcess | null = null
 let browser: Browser | null = null
 let base = ''
-const seeded = { org: '', campaign: '', owner: { email: 'owner@acme.example', password: '' }, sdr: { email: 'sdr@acme.example', password: 'correct horse battery' } }
+let clock: RunningClock | null = null
+const seeded = { org: '', campaign: '', call: '', auth: '', owner: { email: 'owner@acme.example', password: '' }, sdr: { email: 'sdr@acme.example', password: 'correct horse battery' } }
 
 function cli(args: string[], stdin?: string) {
   const r = Bun.spawnSync([...command, 'admin', ...args], {
@@ -58,19 +60,42 @@ beforeAll(async () => {
   mkdirSync(join(work.path, 'run'))
   const started = await spawnService({
     command, dataDir: join(work.path, 'data'), cwd: join(work.path, 'run'),
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0', DIALER_CHECK_REPLIES: '1' },
+    env: {
+      PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0', DIALER_CHECK_REPLIES: '1',
+      // A seeded call ends within seconds (sim speed 10), in New York daytime (the fake clock at real speed).
+      DIALER_SIM_SPEED: '10', DIALER_FAKE_CLOCK: '1',
+    },
   })
   server = started.proc
   base = started.base
+  clock = await startClock(base, ADMIN, daytimeStart(Date.now(), ['America/New_York']))
   seeded.org = cli(['org', 'create', '--name', 'Acme Roofing', '--timezone', 'America/Chicago']).id
   seeded.campaign = cli(['campaign', 'create', '--org', seeded.org, '--name', 'Spring roofs', '--status', 'active', '--sdrs', 'Alex Rivera', '--lines', '4']).id
   seeded.owner.password = cli(['user', 'create', '--org', seeded.org, '--email', seeded.owner.email, '--role', 'owner', '--name', 'Olive Owner']).password
   cli(['user', 'create', '--org', seeded.org, '--email', seeded.sdr.email, '--role', 'sdr', '--password-stdin'], `${seeded.sdr.password}\n`)
+  // A call that has ended, with its recording and transcript (scenario 09: answered, hung up at 12 s).
+  const key = cli(['key', 'create', '--org', seeded.org, '--name', 'crm', '--mode', 'live'])
+  const auth = basic(key.id, key.secret)
+  seeded.auth = auth
+  const external = async (method: string, path: string, body?: unknown) =>
+    (await (await fetch(`${base}/api/v1/external${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json()) as any
+  const lead = (await external('POST', '/leads', { campaign_id: seeded.campaign, phone: '(212) 555-2009', name: 'Ann Lee', call_now: true })).data.id
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const call = (await external('GET', `/calls?lead_id=${lead}`)).data[0]
+    if (call?.status === 'ended' && call.recording_available) {
+      seeded.call = call.id
+      break
+    }
+    if (Date.now() > deadline) throw new Error('the seeded call did not end within 30 s')
+    await Bun.sleep(200)
+  }
   browser = await launchChromium()
 }, 60_000)
 
 afterAll(async () => {
   await browser?.close()
+  await clock?.stop()
   server?.kill('SIGTERM')
   await server?.exited
   work.remove()
@@ -118,6 +143,47 @@ describe('console: sign-in and campaigns', () => {
     // Signing out ends the session: the page goes back to sign-in.
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByText('You are signed out.').waitFor()
+    await page.close()
+  })
+
+  test('an SDR finds the call, plays its recording, reads the transcript and files the outcome', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
+    await signIn(page, seeded.sdr.email, seeded.sdr.password)
+    await page.getByRole('link', { name: 'Calls' }).click()
+    const row = page.locator(`tr[data-call="${seeded.call}"]`)
+    await row.waitFor()
+    expect(await row.textContent()).toContain('(212) 555-2009')
+    // Times in the organization's zone (Chicago), the UTC instant on hover.
+    expect(await row.locator('time').getAttribute('title')).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z \(UTC\)$/)
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'calls.png') })
+    expect(await axeFindings(page)).toEqual([])
+    // Filtered by an outcome it does not have: gone; the filter is in the URL.
+    await page.getByLabel('Outcome').selectOption('busy')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await page.getByText('No calls match.').waitFor()
+    expect(page.url()).toContain('outcome=busy')
+    await page.goBack()
+    await row.locator('a').click()
+    await page.getByRole('heading', { name: 'Call with Ann Lee' }).waitFor()
+    expect(await page.locator('.transcript li').count()).toBeGreaterThan(0)
+    const audio = page.getByLabel('Call recording')
+    const played = await audio.evaluate(async (element) => {
+      const media = element as unknown as { muted: boolean; paused: boolean; currentTime: number; duration: number; error: { code: number } | null; play(): Promise<void> }
+      media.muted = true
+      await media.play()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      return { paused: media.paused, time: media.currentTime, duration: media.duration, error: media.error?.code ?? null }
+    })
+    expect(played.error).toBeNull()
+    expect(played.duration).toBeGreaterThan(0)
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'call.png'), fullPage: true })
+    expect(await axeFindings(page)).toEqual([])
+    await page.getByRole('combobox', { name: 'Outcome' }).selectOption('not_interested')
+    await page.getByLabel('Note').fill('Has a roofer already.')
+    await page.getByRole('button', { name: 'Save outcome' }).click()
+    await page.getByText('Outcome filed: Not interested.').waitFor()
+    const filed = (await (await fetch(`${base}/api/v1/external/calls/${seeded.call}`, { headers: { authorization: seeded.auth } })).json()) as any
+    expect(filed.data).toMatchObject({ outcome: 'not_interested', note: 'Has a roofer already.' })
     await page.close()
   })
 

@@ -1,6 +1,7 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, setCsrf, whenSignedOut, type Me } from './api'
+import { CallPage, Calls } from './calls'
 import { Campaigns } from './campaigns'
 import { navigate, onLinkClick, usePath } from './router'
 import { SignIn } from './sign-in'
@@ -49,6 +50,7 @@ function App() {
         <a class="brand" href={link('campaigns')} onClick={onLinkClick}>Dialer</a>
         <nav aria-label="Console">
           <a href={link('campaigns')} onClick={onLinkClick} aria-current={page === 'campaigns' ? 'page' : undefined}>Campaigns</a>
+          <a href={link('calls')} onClick={onLinkClick} aria-current={page.startsWith('calls') ? 'page' : undefined}>Calls</a>
         </nav>
         {me.kind === 'operator' && orgs.length > 0 && (
           <label class="org-picker">
@@ -66,6 +68,10 @@ function App() {
           <p class="empty">No organization yet. Create one: <code>dialer admin org create --name "…"</code>.</p>
         ) : page === 'campaigns' ? (
           <Campaigns orgId={org.id} canWrite={canWrite} />
+        ) : page === 'calls' ? (
+          <Calls key={path} orgId={org.id} zone={org.timezone} />
+        ) : page.startsWith('calls/') ? (
+          <CallPage orgId={org.id} callId={page.slice('calls/'.length)} zone={org.timezone} canFile />
         ) : (
           <p class="empty">No such page. <a href={link('campaigns')} onClick={onLinkClick}>Go to campaigns</a>.</p>
         )}
