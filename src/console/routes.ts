@@ -9,6 +9,7 @@ import { stateOf } from '../http/request-state'
 import { iso } from '../jobs/clock'
 import type { Services } from '../services'
 import { consoleCallRoutes } from './call-routes'
+import { consoleDncRoutes } from './dnc-routes'
 import { principalOf, sessionOf } from './context'
 
 const orgParams = t.Object({ org: t.String({ format: 'uuid' }) })
@@ -55,6 +56,7 @@ export const consoleRoutes = (s: Services) => {
   return new Elysia({ prefix: CONSOLE_API_PREFIX })
     .onTransform(markRoute)
     .use(consoleCallRoutes(s))
+    .use(consoleDncRoutes(s))
     .post('/session', async ({ body, request, set }) => {
       const state = stateOf(request)!
       const result = body.admin_token !== undefined

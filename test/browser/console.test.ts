@@ -187,6 +187,30 @@ describe('console: sign-in and campaigns', () => {
     await page.close()
   })
 
+  test('an owner adds numbers to Do Not Call (one, and a pasted list with a bad line), checks, searches and removes one', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
+    await signIn(page, seeded.owner.email, seeded.owner.password)
+    await page.getByRole('link', { name: 'Do Not Call' }).click()
+    await page.getByText('The list is empty.').waitFor()
+    await page.getByLabel('Numbers to add, one a line').fill('(415) 555-2671\n+1 212 555 2672\nnot a number')
+    await page.getByRole('button', { name: 'Add to the list' }).click()
+    await page.getByText('Added 2. Not added (not a valid number, or listed already): not a number.').waitFor()
+    await page.locator('tr[data-dnc="+14155552671"]').waitFor()
+    await page.getByLabel('Phone number to check').fill('415-555-2671')
+    await page.getByRole('button', { name: 'Check', exact: true }).click()
+    await page.getByText('(415) 555-2671 is on the Do Not Call list.').waitFor()
+    await page.getByLabel('Search by number').fill('2672')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.locator('tr[data-dnc="+14155552671"]').waitFor({ state: 'detached' })
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'dnc.png') })
+    expect(await axeFindings(page)).toEqual([])
+    await page.getByRole('button', { name: 'Remove (212) 555-2672' }).click()
+    await page.getByText('Removed (212) 555-2672.').waitFor()
+    const check = (await (await fetch(`${base}/api/v1/external/dnc/check?phone=%2B12125552672`, { headers: { authorization: seeded.auth } })).json()) as any
+    expect(check.data.onDncList).toBe(false)
+    await page.close()
+  })
+
   test('an SDR sees no pause button, and the API refuses the SDR a pause too', async () => {
     const page = await browser!.newPage()
     await signIn(page, seeded.sdr.email, seeded.sdr.password)

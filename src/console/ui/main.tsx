@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, setCsrf, whenSignedOut, type Me } from './api'
 import { CallPage, Calls } from './calls'
 import { Campaigns } from './campaigns'
+import { Dnc } from './dnc'
 import { navigate, onLinkClick, usePath } from './router'
 import { SignIn } from './sign-in'
 import './styles.css'
@@ -51,6 +52,7 @@ function App() {
         <nav aria-label="Console">
           <a href={link('campaigns')} onClick={onLinkClick} aria-current={page === 'campaigns' ? 'page' : undefined}>Campaigns</a>
           <a href={link('calls')} onClick={onLinkClick} aria-current={page.startsWith('calls') ? 'page' : undefined}>Calls</a>
+          <a href={link('dnc')} onClick={onLinkClick} aria-current={page === 'dnc' ? 'page' : undefined}>Do Not Call</a>
         </nav>
         {me.kind === 'operator' && orgs.length > 0 && (
           <label class="org-picker">
@@ -70,6 +72,8 @@ function App() {
           <Campaigns orgId={org.id} canWrite={canWrite} />
         ) : page === 'calls' ? (
           <Calls key={path} orgId={org.id} zone={org.timezone} />
+        ) : page === 'dnc' ? (
+          <Dnc orgId={org.id} zone={org.timezone} canWrite={canWrite} />
         ) : page.startsWith('calls/') ? (
           <CallPage orgId={org.id} callId={page.slice('calls/'.length)} zone={org.timezone} canFile />
         ) : (
