@@ -10,6 +10,7 @@ import { iso } from '../jobs/clock'
 import type { Services } from '../services'
 import { consoleCallRoutes } from './call-routes'
 import { consoleDncRoutes } from './dnc-routes'
+import { consoleWebhookRoutes } from './webhook-routes'
 import { principalOf, sessionOf } from './context'
 
 const orgParams = t.Object({ org: t.String({ format: 'uuid' }) })
@@ -57,6 +58,7 @@ export const consoleRoutes = (s: Services) => {
     .onTransform(markRoute)
     .use(consoleCallRoutes(s))
     .use(consoleDncRoutes(s))
+    .use(consoleWebhookRoutes(s))
     .post('/session', async ({ body, request, set }) => {
       const state = stateOf(request)!
       const result = body.admin_token !== undefined

@@ -28,6 +28,12 @@ let server: ServiceProcess | null = null
 let browser: Browser | null = null
 let base = ''
 let clock: RunningClock | null = null
+/** A webhook receiver: answers 200 with a short body, counting what it got. */
+const received: string[] = []
+const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (request) => {
+  received.push(await request.text())
+  return new Response('thanks from the receiver', { status: 200 })
+} })
 const seeded = { org: '', campaign: '', call: '', auth: '', owner: { email: 'owner@acme.example', password: '' }, sdr: { email: 'sdr@acme.example', password: 'correct horse battery' } }
 
 function cli(args: string[], stdin?: string) {
@@ -64,6 +70,8 @@ beforeAll(async () => {
       PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0', DIALER_CHECK_REPLIES: '1',
       // A seeded call ends within seconds (sim speed 10), in New York daytime (the fake clock at real speed).
       DIALER_SIM_SPEED: '10', DIALER_FAKE_CLOCK: '1',
+      // The webhook receiver below is on loopback.
+      DIALER_WEBHOOK_ALLOW_PRIVATE: '1',
     },
   })
   server = started.proc
@@ -94,6 +102,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
+  void receiver.stop(true)
   await browser?.close()
   await clock?.stop()
   server?.kill('SIGTERM')
@@ -208,6 +217,47 @@ describe('console: sign-in and campaigns', () => {
     await page.getByText('Removed (212) 555-2672.').waitFor()
     const check = (await (await fetch(`${base}/api/v1/external/dnc/check?phone=%2B12125552672`, { headers: { authorization: seeded.auth } })).json()) as any
     expect(check.data.onDncList).toBe(false)
+    await page.close()
+  })
+
+  test('an owner reads an endpoint’s deliveries, sends a test, resends it, pauses, resumes and rolls the secret', async () => {
+    const created = (await (await fetch(`${base}/api/v1/external/webhook_endpoints`, {
+      method: 'POST', headers: { authorization: seeded.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hook`, events: ['call.completed'], description: 'CRM sync' }),
+    })).json()) as any
+    const url = created.data.url as string
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
+    await signIn(page, seeded.owner.email, seeded.owner.password)
+    await page.getByRole('link', { name: 'Webhooks' }).click()
+    const row = page.locator(`tr[data-endpoint="${created.data.id}"]`)
+    await row.waitFor()
+    await page.getByRole('button', { name: url, exact: true }).click()
+    await page.getByText('Nothing delivered yet.').waitFor()
+    await page.getByRole('button', { name: `Send test to ${url}` }).click()
+    await page.getByText('A test event was queued.').waitFor()
+    // Reopen the log until the receiver's answer shows.
+    const deadline = Date.now() + 15_000
+    while ((await page.getByText('thanks from the receiver').count()) === 0) {
+      if (Date.now() > deadline) throw new Error('the test delivery did not show as sent')
+      await page.getByRole('button', { name: url, exact: true }).click()
+      await page.getByRole('button', { name: url, exact: true }).click()
+      await Bun.sleep(200)
+    }
+    expect(received.length).toBeGreaterThan(0)
+    const before = received.length
+    await page.getByRole('button', { name: /^Resend .* delivery$/ }).first().click()
+    await page.getByText('Resent: a new delivery was queued.').waitFor()
+    await page.getByText('(resent)').first().waitFor()
+    for (let i = 0; received.length === before && i < 100; i++) await Bun.sleep(100)
+    expect(received.length).toBe(before + 1)
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'webhooks.png') })
+    expect(await axeFindings(page)).toEqual([])
+    await page.getByRole('button', { name: `Pause ${url}` }).click()
+    await row.locator('.status-paused').waitFor()
+    await page.getByRole('button', { name: `Resume ${url}` }).click()
+    await row.locator('.status-active').waitFor()
+    await page.getByRole('button', { name: `Roll secret of ${url}` }).click()
+    await expect(page.getByText(/^New signing secret \(shown once/).textContent()).resolves.toMatch(/whsec_\S+$/)
     await page.close()
   })
 

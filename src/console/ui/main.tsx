@@ -4,6 +4,7 @@ import { api, setCsrf, whenSignedOut, type Me } from './api'
 import { CallPage, Calls } from './calls'
 import { Campaigns } from './campaigns'
 import { Dnc } from './dnc'
+import { Webhooks } from './webhooks'
 import { navigate, onLinkClick, usePath } from './router'
 import { SignIn } from './sign-in'
 import './styles.css'
@@ -53,6 +54,7 @@ function App() {
           <a href={link('campaigns')} onClick={onLinkClick} aria-current={page === 'campaigns' ? 'page' : undefined}>Campaigns</a>
           <a href={link('calls')} onClick={onLinkClick} aria-current={page.startsWith('calls') ? 'page' : undefined}>Calls</a>
           <a href={link('dnc')} onClick={onLinkClick} aria-current={page === 'dnc' ? 'page' : undefined}>Do Not Call</a>
+          <a href={link('webhooks')} onClick={onLinkClick} aria-current={page === 'webhooks' ? 'page' : undefined}>Webhooks</a>
         </nav>
         {me.kind === 'operator' && orgs.length > 0 && (
           <label class="org-picker">
@@ -72,6 +74,8 @@ function App() {
           <Campaigns orgId={org.id} canWrite={canWrite} />
         ) : page === 'calls' ? (
           <Calls key={path} orgId={org.id} zone={org.timezone} />
+        ) : page === 'webhooks' ? (
+          <Webhooks orgId={org.id} zone={org.timezone} canWrite={canWrite} />
         ) : page === 'dnc' ? (
           <Dnc orgId={org.id} zone={org.timezone} canWrite={canWrite} />
         ) : page.startsWith('calls/') ? (
