@@ -5,6 +5,10 @@ import { listReply } from '../http/paging'
 import { bodyChecksOf, type BodyCheck } from '../http/body-check'
 import { ADMIN_PREFIX, markAdminRoute } from '../http/pipeline'
 import { registryBody } from '../http/registry-upload'
+import { readCsvText } from '../http/csv-upload'
+import { PERMISSIONS } from '../domain/access/permissions'
+import { personPrincipal } from '../domain/console/console-access'
+import { parseMapping } from '../domain/leads/lead-import'
 import type { OrgRow } from '../db/stores/org-store'
 import type { Services } from '../services'
 import {
@@ -134,6 +138,22 @@ export const adminRoutes = (s: Services) => {
       params: orgParams,
       body: t.Optional(t.Object({ reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false })),
       detail: detail('Take a lead out of the dialing queue (POST /calls then answers lead_taken_out_of_queue)'),
+    })
+
+    // ---- lead CSV import (issue 19): the body is the CSV file (src/http/csv-upload.ts) ----
+    .post('/orgs/:id/leads/import', async ({ params, query, request }) => {
+      const org = s.orgs.get(params.id)
+      const text = await readCsvText(request)
+      const operator = personPrincipal(org, { keyId: 'admin', keyName: 'operator (admin API)', permissions: PERMISSIONS })
+      return { data: s.leads.importCsv(operator, query.campaign_id, text, { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }) }
+    }, {
+      params: orgParams,
+      query: t.Object({
+        campaign_id: t.String({ format: 'uuid' }),
+        dry_run: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+        map: t.Optional(t.String({ maxLength: 10_000 })),
+      }),
+      detail: detail('Import leads from a CSV file into a campaign (no lead.created); dry_run=true only checks'),
     })
 
     // ---- the national Do Not Call registry (docs/dnc-registry.md) ----

@@ -135,7 +135,9 @@ export function parseAdmin(args: string[]): AdminInvocation {
     upload = { file, contentType: command.upload }
   }
   if (positional.length > 0) throw new CliError(`unexpected argument "${positional[0]}" for dialer admin ${name}`, EXIT.usage, usage)
-  const request = upload ? { method: command.method, path, body: undefined, upload } : toRequest(command, path, flags)
+  // An upload's flags are query parameters (the body is the file).
+  const uploadQuery = upload ? new URLSearchParams([...flags].map(([k, v]): [string, string] => [k, command.fields?.[k] === 'switch' ? String(convert('switch', v, kebab(k))) : v])).toString() : ''
+  const request = upload ? { method: command.method, path: uploadQuery ? `${path}?${uploadQuery}` : path, body: undefined, upload } : toRequest(command, path, flags)
   const missing = (command.required ?? []).filter((field) => !flags.has(field))
   if (missing.length > 0) throw new CliError(`${missing.map((f) => `--${kebab(f)}`).join(' and ')} required for dialer admin ${name}`, EXIT.usage, usage)
   return { kind: 'request', name, request, object, connection }

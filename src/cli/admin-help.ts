@@ -7,7 +7,7 @@ const ARG_NOTES: Record<string, string> = {
   CAMPAIGN_ID: "the campaign's id",
   USER_ID: "the console account's id",
   JOB_NAME: 'a job from `dialer admin job list`',
-  FILE: 'the registry file to send (text, one number per line)',
+  FILE: 'the file to send',
 }
 
 export const CONNECTION_FLAGS: [string, string][] = [

@@ -10,6 +10,7 @@ import { iso } from '../jobs/clock'
 import type { Services } from '../services'
 import { consoleCallRoutes } from './call-routes'
 import { consoleDncRoutes } from './dnc-routes'
+import { consoleImportRoutes } from './import-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
 import { principalOf, sessionOf } from './context'
 
@@ -59,6 +60,7 @@ export const consoleRoutes = (s: Services) => {
     .use(consoleCallRoutes(s))
     .use(consoleDncRoutes(s))
     .use(consoleWebhookRoutes(s))
+    .use(consoleImportRoutes(s))
     .post('/session', async ({ body, request, set }) => {
       const state = stateOf(request)!
       const result = body.admin_token !== undefined

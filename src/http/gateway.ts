@@ -5,6 +5,7 @@ import { ApiError, maskSensitive } from '../errors'
 import { logger, maskSecrets } from '../log'
 import type { Services } from '../services'
 import { readBasicCredentials } from './basic-auth'
+import { checkImportSize, isCsvImport } from './csv-upload'
 import { checkRegistrySize, isRegistryUpload } from './registry-upload'
 import { errorResponse, toApiError } from './errors'
 import { startRequest, type RequestState } from './request-state'
@@ -178,6 +179,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         // The registry file is the one body allowed past 1 MB (registry-upload.ts).
         if (isRegistryUpload(method, pathname)) checkRegistrySize(request)
+        else if (isCsvImport(method, pathname)) checkImportSize(request)
         else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
       }
       routed = app.fetch(request)

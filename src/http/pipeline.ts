@@ -9,6 +9,7 @@ import { fingerprintOf, readIdempotencyKey, replayBody } from './idempotency'
 import { JSON_LIMITS, jsonShape } from './json-depth'
 import { REGISTRY_BODY, isRegistryUpload } from './registry-upload'
 import { stateOf } from './request-state'
+import { CSV_BODY, isCsvImport } from './csv-upload'
 import { CALLBACK_PREFIX } from '../telephony/twilio/call-plan'
 
 /** What the pipeline's parser leaves for a Twilio callback: the route reads the form itself. */
@@ -143,6 +144,8 @@ export function requestPipeline(s: Services) {
       // The registry file is left unread: its route streams it (registry-upload.ts).
       const state = stateOf(request)
       if (state && isRegistryUpload(request.method, state.pathname)) return REGISTRY_BODY
+      // A lead CSV import: its route reads the text (csv-upload.ts).
+      if (state && isCsvImport(request.method, state.pathname)) return CSV_BODY
       // Twilio posts forms, signed as sent: its routes read the text themselves (src/api/twilio/routes.ts).
       if (state?.pathname.startsWith(CALLBACK_PREFIX)) return TWILIO_BODY
       const text = await readCappedText(request)

@@ -261,6 +261,50 @@ describe('console: sign-in and campaigns', () => {
     await page.close()
   })
 
+  test('an owner imports a CSV: maps a column, sees which rows pass and why the others do not, imports the good ones', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1000 } })
+    await signIn(page, seeded.owner.email, seeded.owner.password)
+    await page.getByRole('link', { name: 'Import' }).click()
+    const csv = 'Cell,Name,Email,Roof\n(212) 555-3001,Ann Import,ann@example.com,shingle\n2125553002,Bob Import,not-an-email,tile\nnot a phone,Cid,,\n(415) 555-2671,Dee,,metal\n'
+    // (415) 555-2671 is on the Do Not Call list from the earlier test.
+    await page.getByLabel('CSV file').setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+    await page.getByText('No column holds the phone number').waitFor()
+    await page.getByLabel('Lead field for column Cell').selectOption('phone')
+    await page.getByText('1 of 4 rows pass the checks; 3 do not.').waitFor()
+    const rows = page.locator('tr[data-row]')
+    expect(await rows.allTextContents()).toEqual([
+      expect.stringMatching(/^3invalid_request/),
+      expect.stringMatching(/^4invalid_phone/),
+      expect.stringMatching(/^5on_dnc_list/),
+    ])
+    await page.getByLabel('Lead field for column Roof').selectOption('fields.Roof')
+    await page.getByText('1 of 4 rows pass the checks; 3 do not.').waitFor()
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'import.png'), fullPage: true })
+    expect(await axeFindings(page)).toEqual([])
+    await page.getByRole('button', { name: 'Import 1 leads' }).click()
+    await page.getByText('Imported 1 of 4 rows; 3 were not imported.').waitFor()
+    const leads = (await (await fetch(`${base}/api/v1/external/leads?limit=100`, { headers: { authorization: seeded.auth } })).json()) as any
+    const ann = leads.data.find((l: any) => l.name === 'Ann Import')
+    expect(ann).toMatchObject({ phone: '+12125553001', fields: { Roof: 'shingle' } })
+    // No lead.created for an import.
+    const events = (await (await fetch(`${base}/api/v1/external/events?type=lead.created&limit=100`, { headers: { authorization: seeded.auth } })).json()) as any
+    expect(events.data.filter((e: any) => e.data.object.id === ann.id)).toEqual([])
+    await page.close()
+  })
+
+  test('the CLI imports the same way, and a file that is not CSV gets a clear message', async () => {
+    const file = join(work.path, 'more.csv')
+    await Bun.write(file, 'phone,name,fields.source\n(212) 555-3101,Eve,cli\n(212) 555-3101,Eve again,cli\n')
+    const result = cli(['lead', 'import', file, '--org', seeded.org, '--campaign-id', seeded.campaign])
+    expect(result).toMatchObject({ rows: 2, imported: 1, failed: 1, errors: [{ row: 3, code: 'duplicate_lead' }] })
+    const page = await browser!.newPage()
+    await signIn(page, seeded.owner.email, seeded.owner.password)
+    await page.getByRole('link', { name: 'Import' }).click()
+    await page.getByLabel('CSV file').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) })
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Choose a CSV file')
+    await page.close()
+  })
+
   test('an SDR sees no pause button, and the API refuses the SDR a pause too', async () => {
     const page = await browser!.newPage()
     await signIn(page, seeded.sdr.email, seeded.sdr.password)

@@ -24,13 +24,19 @@ export const whenSignedOut = (handler: (message: string) => void) => {
   onSignedOut = handler
 }
 
+/** A file sent as it is (a CSV upload), instead of a JSON body. */
+export class RawBody {
+  constructor(readonly text: string, readonly contentType: string) {}
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
-  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (body !== undefined) headers['content-type'] = body instanceof RawBody ? body.contentType : 'application/json'
   if (method !== 'GET') headers['x-csrf-token'] = csrf
+  const payload = body === undefined ? undefined : body instanceof RawBody ? body.text : JSON.stringify(body)
   let response: Response
   try {
-    response = await fetch(`/console/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+    response = await fetch(`/console/api${path}`, { method, headers, body: payload, credentials: 'same-origin' })
   } catch {
     throw new ApiFailure(0, 'network', 'The service cannot be reached; check your connection and try again.', null)
   }

@@ -4,6 +4,7 @@ import { api, setCsrf, whenSignedOut, type Me } from './api'
 import { CallPage, Calls } from './calls'
 import { Campaigns } from './campaigns'
 import { Dnc } from './dnc'
+import { Import } from './import'
 import { Webhooks } from './webhooks'
 import { navigate, onLinkClick, usePath } from './router'
 import { SignIn } from './sign-in'
@@ -55,6 +56,7 @@ function App() {
           <a href={link('calls')} onClick={onLinkClick} aria-current={page.startsWith('calls') ? 'page' : undefined}>Calls</a>
           <a href={link('dnc')} onClick={onLinkClick} aria-current={page === 'dnc' ? 'page' : undefined}>Do Not Call</a>
           <a href={link('webhooks')} onClick={onLinkClick} aria-current={page === 'webhooks' ? 'page' : undefined}>Webhooks</a>
+          {canWrite && <a href={link('import')} onClick={onLinkClick} aria-current={page === 'import' ? 'page' : undefined}>Import</a>}
         </nav>
         {me.kind === 'operator' && orgs.length > 0 && (
           <label class="org-picker">
@@ -74,6 +76,8 @@ function App() {
           <Campaigns orgId={org.id} canWrite={canWrite} />
         ) : page === 'calls' ? (
           <Calls key={path} orgId={org.id} zone={org.timezone} />
+        ) : page === 'import' ? (
+          <Import orgId={org.id} />
         ) : page === 'webhooks' ? (
           <Webhooks orgId={org.id} zone={org.timezone} canWrite={canWrite} />
         ) : page === 'dnc' ? (

@@ -15,13 +15,22 @@ export function consolePrincipal(session: ConsoleSession, org: OrgRow | undefine
   // Another organization is not there at all for a person of this one.
   if (!org || (identity.kind === 'user' && identity.user.orgId !== org.id)) throw notFound('No such organization')
   const permissions = identity.kind === 'operator' || identity.user.role === 'owner' ? PERMISSIONS : SDR_PERMISSIONS
-  return {
+  return personPrincipal(org, {
     keyId: identity.kind === 'operator' ? 'console:operator' : `console:${identity.user.id}`,
     keyName: identity.kind === 'operator' ? 'operator (console)' : `${identity.user.email} (console)`,
+    permissions,
+  })
+}
+
+/** A person acting in an organization (the console, the operator's admin API): live data, no API-key limits. */
+export function personPrincipal(org: OrgRow, who: { keyId: string; keyName: string; permissions: readonly Permission[] }): Principal {
+  return {
+    keyId: who.keyId,
+    keyName: who.keyName,
     orgId: org.id,
     orgTimezone: org.timezone,
     livemode: true,
-    permissions: new Set(permissions),
+    permissions: new Set(who.permissions),
     campaignIds: null,
     maxConcurrent: 50,
     requestsPerMinute: 100_000,

@@ -191,8 +191,15 @@ export const INTAKE_CHECKS: readonly IntakeCheck[] = [
   checkCallAllowance,
 ]
 
+/**
+ * A CSV import's checks: every intake rule about the lead (phone, DNC, registry, retired,
+ * duplicates, consent, calling rules) but none about API traffic (the 5,000 waiting API leads,
+ * test-key calls, call-now allowances): imported leads are not API leads and are not called now.
+ */
+export const IMPORT_CHECKS: readonly IntakeCheck[] = INTAKE_CHECKS.filter((c) => c !== checkQueueRoom && c !== checkTestCalls && c !== checkCallAllowance)
+
 /** Runs the intake checks; throws the first refusal, else returns the lead's context with its placement. */
-export function checkIntake(core: LeadCore, principal: Principal, input: LeadInput, at: string, batchSeen?: Map<string, string | null>): IntakeContext {
+export function checkIntake(core: LeadCore, principal: Principal, input: LeadInput, at: string, batchSeen?: Map<string, string | null>, checks: readonly IntakeCheck[] = INTAKE_CHECKS): IntakeContext {
   const ctx: IntakeContext = {
     core,
     principal,
@@ -206,7 +213,7 @@ export function checkIntake(core: LeadCore, principal: Principal, input: LeadInp
     callNow: false,
     placement: undefined as unknown as Placement,
   }
-  for (const check of INTAKE_CHECKS) {
+  for (const check of checks) {
     const refusal = check(ctx)
     if (refusal) throw refusal
   }

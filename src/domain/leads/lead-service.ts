@@ -3,6 +3,7 @@ import { leadChanges } from './lead-changes'
 import { leadContactability } from './lead-contactability'
 import { leadCore, type LeadDeps } from './lead-core'
 import { leadHolds } from './lead-holds'
+import { leadImport } from './lead-import'
 import { leadIntake } from './intake'
 import { leadReads } from './lead-reads'
 
@@ -26,6 +27,7 @@ export function leadService(deps: LeadDeps) {
   const core = leadCore(deps)
   const reads = leadReads(core)
   const intake = leadIntake(core)
+  const imports = leadImport(core)
   const changes = leadChanges(core, reads)
   const calls = leadCalls(core, reads, intake)
   const holds = leadHolds(core)
@@ -34,6 +36,8 @@ export function leadService(deps: LeadDeps) {
     // POST /leads, POST /leads/batch
     intake: intake.intake,
     intakeBatch: intake.intakeBatch,
+    // CSV import (admin API, CLI, console): the intake rules, no events
+    importCsv: imports.run,
     // reads
     get: reads.get,
     findByExternalId: reads.findByExternalId,
