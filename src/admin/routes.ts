@@ -145,7 +145,7 @@ export const adminRoutes = (s: Services) => {
       const org = s.orgs.get(params.id)
       const text = await readCsvText(request)
       const operator = personPrincipal(org, { keyId: 'admin', keyName: 'operator (admin API)', permissions: PERMISSIONS })
-      return { data: s.leads.importCsv(operator, query.campaign_id, text, { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }) }
+      return { data: await s.leads.importCsv(operator, query.campaign_id, text, { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }) }
     }, {
       params: orgParams,
       query: t.Object({

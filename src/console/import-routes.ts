@@ -15,7 +15,7 @@ export const consoleImportRoutes = (s: Services) => {
       const who = principal(request, params.org)
       requireConsolePermission(who, 'leads:write')
       const text = await readCsvText(request)
-      return { data: s.leads.importCsv(who, query.campaign_id, text, { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }) }
+      return { data: await s.leads.importCsv(who, query.campaign_id, text, { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }) }
     }, {
       params: t.Object({ org: t.String({ format: 'uuid' }) }),
       query: t.Object({
