@@ -11,6 +11,7 @@ import type { Services } from '../services'
 import { consoleCallRoutes } from './call-routes'
 import { consoleDncRoutes } from './dnc-routes'
 import { consoleImportRoutes } from './import-routes'
+import { consoleLeadRoutes } from './lead-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
 import { principalOf, sessionOf } from './context'
 
@@ -61,6 +62,7 @@ export const consoleRoutes = (s: Services) => {
     .use(consoleDncRoutes(s))
     .use(consoleWebhookRoutes(s))
     .use(consoleImportRoutes(s))
+    .use(consoleLeadRoutes(s))
     .post('/session', async ({ body, request, set }) => {
       const state = stateOf(request)!
       const result = body.admin_token !== undefined

@@ -5,6 +5,7 @@ import { CallPage, Calls } from './calls'
 import { Campaigns } from './campaigns'
 import { Dnc } from './dnc'
 import { Import } from './import'
+import { LeadPage, Leads } from './leads'
 import { Webhooks } from './webhooks'
 import { navigate, onLinkClick, usePath } from './router'
 import { SignIn } from './sign-in'
@@ -53,6 +54,7 @@ function App() {
         <a class="brand" href={link('campaigns')} onClick={onLinkClick}>Dialer</a>
         <nav aria-label="Console">
           <a href={link('campaigns')} onClick={onLinkClick} aria-current={page === 'campaigns' ? 'page' : undefined}>Campaigns</a>
+          <a href={link('leads')} onClick={onLinkClick} aria-current={page.startsWith('leads') ? 'page' : undefined}>Leads</a>
           <a href={link('calls')} onClick={onLinkClick} aria-current={page.startsWith('calls') ? 'page' : undefined}>Calls</a>
           <a href={link('dnc')} onClick={onLinkClick} aria-current={page === 'dnc' ? 'page' : undefined}>Do Not Call</a>
           <a href={link('webhooks')} onClick={onLinkClick} aria-current={page === 'webhooks' ? 'page' : undefined}>Webhooks</a>
@@ -76,6 +78,10 @@ function App() {
           <Campaigns orgId={org.id} canWrite={canWrite} />
         ) : page === 'calls' ? (
           <Calls key={path} orgId={org.id} zone={org.timezone} />
+        ) : page === 'leads' ? (
+          <Leads key={path} orgId={org.id} zone={org.timezone} />
+        ) : page.startsWith('leads/') ? (
+          <LeadPage orgId={org.id} leadId={page.slice('leads/'.length)} zone={org.timezone} canCall />
         ) : page === 'import' ? (
           <Import orgId={org.id} />
         ) : page === 'webhooks' ? (

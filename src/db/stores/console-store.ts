@@ -24,7 +24,19 @@ export function consoleStore(db: Db, sqlite: Database) {
   const waiting = sqlite.query<{ call_now: number | null; late: number | null }, [string]>(
     "SELECT sum(call_now) AS call_now, sum(late) AS late FROM leads WHERE campaign_id = ? AND livemode = 1 AND status = 'queued'",
   )
+  // Lead search: an exact phone or external id uses its index; a name or email scans the
+  // organization's leads newest first and stops at `limit` matches.
+  const byPhone = sqlite.query<{ id: string }, [string, string]>('SELECT id FROM leads WHERE org_id = ? AND livemode = 1 AND phone = ? ORDER BY id DESC LIMIT 50')
+  const byText = sqlite.query<{ id: string }, [string, string, string, string, string, number]>(
+    "SELECT id FROM leads WHERE org_id = ? AND livemode = 1 AND id < ? AND (external_id = ? OR name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\') ORDER BY id DESC LIMIT ?",
+  )
   return {
+    /** Live lead ids of the organization matching a search, newest first. */
+    searchLeads(orgId: string, term: { e164: string | null; text: string }, limit: number, before: string | null): string[] {
+      if (term.e164) return byPhone.all(orgId, term.e164).map((r) => r.id).filter((id) => before === null || id < before).slice(0, limit)
+      const pattern = `%${term.text.replace(/[%_\\]/g, (c) => `\\${c}`)}%`
+      return byText.all(orgId, before ?? '\uffff', term.text, pattern, pattern, limit).map((r) => r.id)
+    },
     board(campaignId: string, since: number): CampaignBoard {
       const calls = callsSince.get(campaignId, since)!
       const queued = waiting.get(campaignId)!
