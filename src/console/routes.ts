@@ -11,6 +11,7 @@ import type { Services } from '../services'
 import { consoleCallRoutes } from './call-routes'
 import { consoleDncRoutes } from './dnc-routes'
 import { consoleImportRoutes } from './import-routes'
+import { consoleKeyEventRoutes } from './key-event-routes'
 import { consoleLeadRoutes } from './lead-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
 import { principalOf, sessionOf } from './context'
@@ -63,6 +64,7 @@ export const consoleRoutes = (s: Services) => {
     .use(consoleWebhookRoutes(s))
     .use(consoleImportRoutes(s))
     .use(consoleLeadRoutes(s))
+    .use(consoleKeyEventRoutes(s))
     .post('/session', async ({ body, request, set }) => {
       const state = stateOf(request)!
       const result = body.admin_token !== undefined

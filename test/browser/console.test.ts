@@ -330,6 +330,52 @@ describe('console: sign-in and campaigns', () => {
     await page.close()
   })
 
+  test('events: filtered by type, each one’s JSON as sent', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
+    await signIn(page, seeded.sdr.email, seeded.sdr.password)
+    await page.getByRole('link', { name: 'Events' }).click()
+    await page.getByRole('combobox', { name: 'Type' }).selectOption('call.completed')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await page.locator('tr[data-event]').first().waitFor()
+    expect(new Set(await page.locator('tr[data-event] td:first-child').allTextContents())).toEqual(new Set(['call.completed']))
+    await page.getByRole('button', { name: /^Show JSON/ }).first().click()
+    const json = JSON.parse((await page.locator('pre.json').textContent())!)
+    expect(json).toMatchObject({ type: 'call.completed', data: { object: { object: 'call' } } })
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'events.png') })
+    expect(await axeFindings(page)).toEqual([])
+    // Keys are the owners': no link for an SDR, and the API refuses.
+    expect(await page.getByRole('link', { name: 'Keys' }).count()).toBe(0)
+    const refused = await page.evaluate(async (path) => (await fetch(path)).status, `/console/api/orgs/${seeded.org}/keys`)
+    expect(refused).toBe(403)
+    await page.close()
+  })
+
+  test('an owner creates a key scoped to a campaign (the secret shown once) and revokes it', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1000 } })
+    page.on('dialog', (dialog) => void dialog.accept())
+    await signIn(page, seeded.owner.email, seeded.owner.password)
+    await page.getByRole('link', { name: 'Keys' }).click()
+    await page.getByLabel('Name').fill('web forms')
+    await page.getByLabel('leads:read').uncheck()
+    await page.getByLabel('Spring roofs').check()
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const secret = (await page.locator('.notice-box code').textContent())!
+    expect(secret.length).toBeGreaterThan(20)
+    const row = page.locator('tr', { hasText: 'web forms' })
+    await row.waitFor()
+    expect(await row.textContent()).not.toContain(secret)
+    const id = (await row.locator('code').textContent())!
+    // The new key works, with its scope, until it is revoked.
+    const auth = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
+    expect((await fetch(`${base}/api/v1/external/campaigns/${seeded.campaign}`, { headers: { authorization: auth } })).status).toBe(200)
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'keys.png'), fullPage: true })
+    expect(await axeFindings(page)).toEqual([])
+    await page.getByRole('button', { name: 'Revoke web forms' }).click()
+    await row.getByText('revoked').waitFor()
+    expect((await fetch(`${base}/api/v1/external/campaigns/${seeded.campaign}`, { headers: { authorization: auth } })).status).toBe(401)
+    await page.close()
+  })
+
   test('an SDR sees no pause button, and the API refuses the SDR a pause too', async () => {
     const page = await browser!.newPage()
     await signIn(page, seeded.sdr.email, seeded.sdr.password)

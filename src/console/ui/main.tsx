@@ -4,7 +4,9 @@ import { api, setCsrf, whenSignedOut, type Me } from './api'
 import { CallPage, Calls } from './calls'
 import { Campaigns } from './campaigns'
 import { Dnc } from './dnc'
+import { Events } from './events'
 import { Import } from './import'
+import { Keys } from './keys'
 import { LeadPage, Leads } from './leads'
 import { Webhooks } from './webhooks'
 import { navigate, onLinkClick, usePath } from './router'
@@ -58,6 +60,8 @@ function App() {
           <a href={link('calls')} onClick={onLinkClick} aria-current={page.startsWith('calls') ? 'page' : undefined}>Calls</a>
           <a href={link('dnc')} onClick={onLinkClick} aria-current={page === 'dnc' ? 'page' : undefined}>Do Not Call</a>
           <a href={link('webhooks')} onClick={onLinkClick} aria-current={page === 'webhooks' ? 'page' : undefined}>Webhooks</a>
+          <a href={link('events')} onClick={onLinkClick} aria-current={page === 'events' ? 'page' : undefined}>Events</a>
+          {canWrite && <a href={link('keys')} onClick={onLinkClick} aria-current={page === 'keys' ? 'page' : undefined}>Keys</a>}
           {canWrite && <a href={link('import')} onClick={onLinkClick} aria-current={page === 'import' ? 'page' : undefined}>Import</a>}
         </nav>
         {me.kind === 'operator' && orgs.length > 0 && (
@@ -82,6 +86,10 @@ function App() {
           <Leads key={path} orgId={org.id} zone={org.timezone} />
         ) : page.startsWith('leads/') ? (
           <LeadPage orgId={org.id} leadId={page.slice('leads/'.length)} zone={org.timezone} canCall />
+        ) : page === 'events' ? (
+          <Events key={path} orgId={org.id} zone={org.timezone} />
+        ) : page === 'keys' ? (
+          <Keys orgId={org.id} zone={org.timezone} />
         ) : page === 'import' ? (
           <Import orgId={org.id} />
         ) : page === 'webhooks' ? (

@@ -1,16 +1,8 @@
 import { ApiError } from '../../errors'
 
-/** The spec's permissions, plus webhooks:write (DESIGN.md). A key made with defaults has all. */
-export const PERMISSIONS = [
-  'leads:read', 'leads:write',
-  'calls:read', 'calls:write',
-  'campaigns:read', 'campaigns:write',
-  'dnc:read', 'dnc:write',
-  'events:read', 'usage:read',
-  'webhooks:write',
-] as const
+import { PERMISSIONS, type Permission } from './permission-names'
 
-export type Permission = (typeof PERMISSIONS)[number]
+export { PERMISSIONS, type Permission } from './permission-names'
 
 export const isPermission = (value: string): value is Permission => (PERMISSIONS as readonly string[]).includes(value)
 

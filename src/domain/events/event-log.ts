@@ -4,13 +4,9 @@ import type { Clock } from '../../jobs/clock'
 import { iso } from '../../jobs/clock'
 import { newId } from '../ids'
 
-/** The spec's event types. */
-export const EVENT_TYPES = [
-  'lead.created', 'lead.queued', 'lead.interested', 'lead.opted_out', 'lead.late',
-  'call.started', 'call.answered', 'call.completed', 'handover.accepted', 'voicemail.left', 'callback.booked',
-] as const
+import type { EventType } from './event-types'
 
-export type EventType = (typeof EVENT_TYPES)[number]
+export { EVENT_TYPES, type EventType } from './event-types'
 
 export interface EventEnvelope {
   id: string

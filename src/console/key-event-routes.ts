@@ -1,0 +1,58 @@
+import { Elysia, t } from 'elysia'
+import { CreateKeyBody, presentKey } from '../admin/model'
+import { requireConsolePermission } from '../domain/console/console-access'
+import { ApiError, notFound } from '../errors'
+import { markRoute } from '../http/pipeline'
+import type { Services } from '../services'
+import { principalOf, sessionOf } from './context'
+
+const hide = { hide: true }
+const orgParams = t.Object({ org: t.String({ format: 'uuid' }) })
+
+/**
+ * Events and API keys in the console (issue 19). Events: the organization's live events with
+ * type and object filters, each one's JSON as sent. Keys: owners (and the operator) list,
+ * create (the secret shown once) and revoke the organization's keys, with the admin API's rules.
+ */
+export const consoleKeyEventRoutes = (s: Services) => {
+  const principal = principalOf(s)
+  const owner = (request: Request, org: string) => {
+    const who = principal(request, org)
+    const identity = sessionOf(request).identity
+    if (identity.kind === 'user' && identity.user.role !== 'owner') {
+      throw new ApiError('permission_denied', 'Only an owner of the organization manages its API keys.', { extras: { reason: 'owner_only' } })
+    }
+    return who
+  }
+  return new Elysia()
+    .onTransform(markRoute)
+    .get('/orgs/:org/events', ({ request, params, query }) => {
+      const who = principal(request, params.org)
+      requireConsolePermission(who, 'events:read')
+      const limit = query.limit ?? 50
+      const rows = s.eventQueries.list(who, { types: query.type ? [query.type] : undefined, objectId: query.object_id || undefined, startingAfter: query.starting_after || undefined }, limit + 1)
+      return { data: rows.slice(0, limit).map((row) => JSON.parse(row.body)), has_more: rows.length > limit }
+    }, {
+      params: orgParams,
+      query: t.Object({
+        type: t.Optional(t.String({ maxLength: 64 })), object_id: t.Optional(t.String({ maxLength: 64 })),
+        starting_after: t.Optional(t.String({ maxLength: 64 })), limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+      }),
+      detail: hide,
+    })
+    .get('/orgs/:org/keys', ({ request, params }) => ({ data: s.keys.listForOrg(owner(request, params.org).orgId, 200).map((k) => presentKey(k)) }), { params: orgParams, detail: hide })
+    .post('/orgs/:org/keys', ({ request, params, body, set }) => {
+      const { key, secret } = s.keys.create(owner(request, params.org).orgId, body)
+      set.status = 201
+      return { data: presentKey(key, secret) }
+    }, { params: orgParams, body: CreateKeyBody, detail: hide })
+    .post('/orgs/:org/keys/:id/revoke', ({ request, params }) => {
+      const who = owner(request, params.org)
+      // Another organization's key is not there.
+      const key = s.stores.keys.get(params.id)
+      if (!key || key.orgId !== who.orgId) throw notFound('No such API key')
+      const revoked = s.keys.revoke(key.id)
+      s.limits.requests.forget(key.id)
+      return { data: presentKey(revoked) }
+    }, { params: t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ minLength: 1, maxLength: 100 }) }), detail: hide })
+}

@@ -1,0 +1,114 @@
+import { useEffect, useState } from 'preact/hooks'
+import { PERMISSIONS } from '../../domain/access/permission-names'
+import { api, ApiFailure } from './api'
+import type { CampaignBoardRow } from './campaigns'
+import { Time } from './calls'
+
+interface Key {
+  id: string
+  name: string
+  mode: 'live' | 'test'
+  permissions: string[]
+  campaign_ids: string[] | null
+  requests_per_minute: number
+  revoked_at: string | null
+  created: string
+  secret?: string
+}
+
+const message = (e: unknown) => (e instanceof ApiFailure ? e.message : String(e))
+
+/** API keys (owners): create (the secret shown once), permissions, campaign scope, limits, revoke. */
+export function Keys(props: { orgId: string; zone: string }) {
+  const [keys, setKeys] = useState<Key[] | null>(null)
+  const [campaigns, setCampaigns] = useState<CampaignBoardRow[]>([])
+  const [created, setCreated] = useState<Key | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const load = () => api<{ data: Key[] }>('GET', `/orgs/${props.orgId}/keys`).then((r) => setKeys(r.data), (e) => setError(message(e)))
+  useEffect(() => {
+    void load()
+    api<{ data: CampaignBoardRow[] }>('GET', `/orgs/${props.orgId}/campaigns`).then((r) => setCampaigns(r.data), () => {})
+  }, [props.orgId])
+
+  async function create(event: Event) {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    const data = new FormData(form)
+    setError(null)
+    setCreated(null)
+    const scope = data.getAll('campaign_ids').map(String)
+    try {
+      const reply = await api<{ data: Key }>('POST', `/orgs/${props.orgId}/keys`, {
+        name: String(data.get('name') ?? ''),
+        mode: String(data.get('mode') ?? 'live'),
+        permissions: data.getAll('permissions').map(String),
+        campaign_ids: scope.length === 0 ? null : scope,
+        requests_per_minute: Number(data.get('requests_per_minute') || 600),
+      })
+      setCreated(reply.data)
+      form.reset()
+      await load()
+    } catch (e) {
+      setError(message(e))
+    }
+  }
+
+  async function revoke(key: Key) {
+    if (!confirm(`Revoke ${key.name}? Requests with it fail from now on.`)) return
+    setError(null)
+    try {
+      await api('POST', `/orgs/${props.orgId}/keys/${key.id}/revoke`)
+      await load()
+    } catch (e) {
+      setError(message(e))
+    }
+  }
+
+  return (
+    <section aria-labelledby="keys-title">
+      <h1 id="keys-title">API keys</h1>
+      {error && <p class="error" role="alert">{error}</p>}
+      {created?.secret && (
+        <p role="status" class="notice-box">Key {created.id} created. Its secret, shown this once: <code>{created.secret}</code></p>
+      )}
+      <form class="panel" onSubmit={create} aria-labelledby="new-key-title">
+        <h2 id="new-key-title">New key</h2>
+        <label>Name <input name="name" required maxLength={200} /></label>
+        <label>Mode
+          <select name="mode"><option value="live">live</option><option value="test">test</option></select>
+        </label>
+        <fieldset>
+          <legend>Permissions</legend>
+          {PERMISSIONS.map((p) => <label class="check"><input type="checkbox" name="permissions" value={p} checked /> {p}</label>)}
+        </fieldset>
+        {campaigns.length > 0 && (
+          <fieldset>
+            <legend>Campaigns (none ticked: every campaign)</legend>
+            {campaigns.map((c) => <label class="check"><input type="checkbox" name="campaign_ids" value={c.id} /> {c.name}</label>)}
+          </fieldset>
+        )}
+        <label>Requests a minute <input name="requests_per_minute" type="number" min={1} max={100000} value={600} /></label>
+        <button type="submit">Create key</button>
+      </form>
+      {keys === null ? <p>Loading…</p> : keys.length === 0 ? <p class="empty">No keys yet. Create one above for your CRM or web forms.</p> : (
+        <table>
+          <caption class="visually-hidden">API keys</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">Key id</th><th scope="col">Mode</th><th scope="col">Permissions</th><th scope="col">Campaigns</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id} data-key={k.id}>
+                <td>{k.name}</td>
+                <td><code>{k.id}</code></td>
+                <td>{k.mode}</td>
+                <td>{k.permissions.length === PERMISSIONS.length ? 'all' : k.permissions.join(', ')}</td>
+                <td>{k.campaign_ids === null ? 'all' : k.campaign_ids.length}</td>
+                <td><Time at={k.created} zone={props.zone} /></td>
+                <td>{k.revoked_at ? <>revoked <Time at={k.revoked_at} zone={props.zone} /></> : <button type="button" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>Revoke</button>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}

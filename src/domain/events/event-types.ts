@@ -1,0 +1,7 @@
+/** The spec's event types (a module of its own: the console's browser code imports it too). */
+export const EVENT_TYPES = [
+  'lead.created', 'lead.queued', 'lead.interested', 'lead.opted_out', 'lead.late',
+  'call.started', 'call.answered', 'call.completed', 'handover.accepted', 'voicemail.left', 'callback.booked',
+] as const
+
+export type EventType = (typeof EVENT_TYPES)[number]
