@@ -169,8 +169,8 @@ describe('console: sign-in and campaigns', () => {
     // Filtered by an outcome it does not have: gone; the filter is in the URL.
     await page.getByLabel('Outcome').selectOption('busy')
     await page.getByRole('button', { name: 'Filter' }).click()
+    await page.waitForURL(/outcome=busy/)
     await page.getByText('No calls match.').waitFor()
-    expect(page.url()).toContain('outcome=busy')
     await page.goBack()
     await row.locator('a').click()
     await page.getByRole('heading', { name: 'Call with Ann Lee' }).waitFor()
@@ -311,8 +311,9 @@ describe('console: sign-in and campaigns', () => {
     await page.getByRole('link', { name: 'Leads' }).click()
     await page.getByLabel('Name, phone, email or external id').fill('212-555-2009')
     await page.getByRole('button', { name: 'Search' }).click()
+    // The search is in the URL (a page you can link to); the list is read again from it.
+    await page.waitForURL(/q=212-555-2009/)
     await page.getByRole('link', { name: 'Ann Lee' }).waitFor()
-    expect(page.url()).toContain('q=212-555-2009')
     await page.getByLabel('Name, phone, email or external id').fill('nobody by this name')
     await page.getByRole('button', { name: 'Search' }).click()
     await page.getByText('No lead matches "nobody by this name".').waitFor()
@@ -336,8 +337,14 @@ describe('console: sign-in and campaigns', () => {
     await page.getByRole('link', { name: 'Events' }).click()
     await page.getByRole('combobox', { name: 'Type' }).selectOption('call.completed')
     await page.getByRole('button', { name: 'Filter' }).click()
-    await page.locator('tr[data-event]').first().waitFor()
-    expect(new Set(await page.locator('tr[data-event] td:first-child').allTextContents())).toEqual(new Set(['call.completed']))
+    await page.waitForURL(/type=call.completed/)
+    // The list before the filter may still be on screen for a moment: wait for the filtered one.
+    for (let i = 0; ; i++) {
+      const types = new Set(await page.locator('tr[data-event] td:first-child').allTextContents())
+      if (types.size === 1 && types.has('call.completed')) break
+      if (i > 100) throw new Error(`events not filtered: ${[...types].join(', ')}`)
+      await Bun.sleep(50)
+    }
     await page.getByRole('button', { name: /^Show JSON/ }).first().click()
     const json = JSON.parse((await page.locator('pre.json').textContent())!)
     expect(json).toMatchObject({ type: 'call.completed', data: { object: { object: 'call' } } })
@@ -373,6 +380,23 @@ describe('console: sign-in and campaigns', () => {
     await page.getByRole('button', { name: 'Revoke web forms' }).click()
     await row.getByText('revoked').waitFor()
     expect((await fetch(`${base}/api/v1/external/campaigns/${seeded.campaign}`, { headers: { authorization: auth } })).status).toBe(401)
+    await page.close()
+  })
+
+  test('usage: this month by day (a uPlot chart), by campaign with its spend cap, and by key', async () => {
+    cli(['campaign', 'update', seeded.campaign, '--spend-cap-usd', '250'])
+    cli(['job', 'run', 'usage_count'])
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 1000 } })
+    await signIn(page, seeded.owner.email, seeded.owner.password)
+    await page.getByRole('link', { name: 'Usage' }).click()
+    await page.getByRole('img', { name: /^Calls and connected calls a day/ }).locator('canvas').first().waitFor()
+    const campaignRow = page.locator('table', { hasText: 'By campaign' }).locator('tr', { hasText: 'Spring roofs' })
+    expect(await campaignRow.textContent()).toContain('$250.00')
+    expect(Number(await page.locator('.totals dt:text-is("Calls") + dd').textContent().then((t) => t!.split(' ')[0]))).toBeGreaterThan(0)
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'usage.png'), fullPage: true })
+    expect(await axeFindings(page)).toEqual([])
+    await page.getByLabel('Month').selectOption({ index: 1 })
+    await page.getByText('No calls this month yet.').waitFor()
     await page.close()
   })
 

@@ -7,6 +7,7 @@ import { Dnc } from './dnc'
 import { Events } from './events'
 import { Import } from './import'
 import { Keys } from './keys'
+import { Usage } from './usage'
 import { LeadPage, Leads } from './leads'
 import { Webhooks } from './webhooks'
 import { navigate, onLinkClick, usePath } from './router'
@@ -61,6 +62,7 @@ function App() {
           <a href={link('dnc')} onClick={onLinkClick} aria-current={page === 'dnc' ? 'page' : undefined}>Do Not Call</a>
           <a href={link('webhooks')} onClick={onLinkClick} aria-current={page === 'webhooks' ? 'page' : undefined}>Webhooks</a>
           <a href={link('events')} onClick={onLinkClick} aria-current={page === 'events' ? 'page' : undefined}>Events</a>
+          <a href={link('usage')} onClick={onLinkClick} aria-current={page === 'usage' ? 'page' : undefined}>Usage</a>
           {canWrite && <a href={link('keys')} onClick={onLinkClick} aria-current={page === 'keys' ? 'page' : undefined}>Keys</a>}
           {canWrite && <a href={link('import')} onClick={onLinkClick} aria-current={page === 'import' ? 'page' : undefined}>Import</a>}
         </nav>
@@ -88,6 +90,8 @@ function App() {
           <LeadPage orgId={org.id} leadId={page.slice('leads/'.length)} zone={org.timezone} canCall />
         ) : page === 'events' ? (
           <Events key={path} orgId={org.id} zone={org.timezone} />
+        ) : page === 'usage' ? (
+          <Usage orgId={org.id} />
         ) : page === 'keys' ? (
           <Keys orgId={org.id} zone={org.timezone} />
         ) : page === 'import' ? (

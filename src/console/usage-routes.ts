@@ -1,0 +1,29 @@
+import { Elysia, t } from 'elysia'
+import { requireConsolePermission } from '../domain/console/console-access'
+import { markRoute } from '../http/pipeline'
+import type { Services } from '../services'
+import { principalOf } from './context'
+
+/** Usage in the console (issue 19): a month by day, by campaign and by key, as GET /usage; with the campaigns' spend caps. */
+export const consoleUsageRoutes = (s: Services) => {
+  const principal = principalOf(s)
+  return new Elysia()
+    .onTransform(markRoute)
+    .get('/orgs/:org/usage', ({ request, params, query }) => {
+      const who = principal(request, params.org)
+      requireConsolePermission(who, 'usage:read')
+      const period = query.period ?? 'current'
+      return {
+        data: {
+          by_day: s.usage.read(who, period, 'day'),
+          by_campaign: s.usage.read(who, period, 'campaign'),
+          by_key: s.usage.read(who, period, 'key'),
+          spend_caps: s.campaigns.listForOrg(who.orgId, 200).map((c) => ({ campaign_id: c.id, name: c.name, spend_cap_usd: c.spendCapUsd })),
+        },
+      }
+    }, {
+      params: t.Object({ org: t.String({ format: 'uuid' }) }),
+      query: t.Object({ period: t.Optional(t.String({ maxLength: 20 })) }),
+      detail: { hide: true },
+    })
+}
