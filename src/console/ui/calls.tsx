@@ -79,19 +79,19 @@ export function Calls(props: { orgId: string; zone: string }) {
       <h1 id="calls-title">Calls</h1>
       <form class="filters" onSubmit={applyFilter} role="search" aria-label="Filter calls">
         <label>Campaign
-          <select name="campaign_id" value={filter.campaign_id}>
+          <select name="campaign_id">
             <option value="">All campaigns</option>
-            {campaigns.map((c) => <option value={c.id}>{c.name}</option>)}
+            {campaigns.map((c) => <option value={c.id} selected={c.id === filter.campaign_id}>{c.name}</option>)}
           </select>
         </label>
         <label>Outcome
-          <select name="outcome" value={filter.outcome}>
+          <select name="outcome">
             <option value="">Any outcome</option>
-            {OUTCOMES.map((o) => <option value={o}>{o.replace(/_/g, ' ')}</option>)}
+            {OUTCOMES.map((o) => <option value={o} selected={o === filter.outcome}>{o.replace(/_/g, ' ')}</option>)}
           </select>
         </label>
-        <label>From <input type="date" name="from" value={filter.from} /></label>
-        <label>To <input type="date" name="to" value={filter.to} /></label>
+        <label>From <input type="date" name="from" defaultValue={filter.from} /></label>
+        <label>To <input type="date" name="to" defaultValue={filter.to} /></label>
         <button type="submit">Filter</button>
       </form>
       {error && <p class="error" role="alert">{error}</p>}
@@ -174,14 +174,14 @@ export function CallPage(props: { orgId: string; callId: string; zone: string; c
         </ol>
       )}
       {props.canFile && call.status === 'ended' && (
-        <form class="outcome" onSubmit={file} aria-labelledby="outcome-title">
+        <form class="outcome" key={`${call.outcome}:${call.note}`} onSubmit={file} aria-labelledby="outcome-title">
           <h2 id="outcome-title">{call.outcome ? 'Correct the outcome' : 'File the outcome'}</h2>
           <label>Outcome
-            <select name="outcome" value={call.outcome ?? 'interested'} required>
-              {OUTCOMES.map((o) => <option value={o}>{o.replace(/_/g, ' ')}</option>)}
+            <select name="outcome" required>
+              {OUTCOMES.map((o) => <option value={o} selected={o === (call.outcome ?? 'interested')}>{o.replace(/_/g, ' ')}</option>)}
             </select>
           </label>
-          <label>Note <textarea name="note" rows={3} maxLength={5000} value={call.note ?? ''} /></label>
+          <label>Note <textarea name="note" rows={3} maxLength={5000} defaultValue={call.note ?? ''} /></label>
           <button type="submit">Save outcome</button>
           {saved && <p role="status">{saved}</p>}
         </form>

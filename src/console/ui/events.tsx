@@ -33,12 +33,12 @@ export function Events(props: { orgId: string; zone: string }) {
         navigate(`/console/events?${next}`)
       }}>
         <label>Type
-          <select name="type" value={type}>
+          <select name="type">
             <option value="">Any type</option>
-            {EVENT_TYPES.map((t) => <option value={t}>{t}</option>)}
+            {EVENT_TYPES.map((t) => <option value={t} selected={t === type}>{t}</option>)}
           </select>
         </label>
-        <label>Object id <input name="object_id" value={objectId} maxLength={64} /></label>
+        <label>Object id <input name="object_id" defaultValue={objectId} maxLength={64} /></label>
         <button type="submit">Filter</button>
       </form>
       {error && <p class="error" role="alert">{error}</p>}

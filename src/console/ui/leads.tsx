@@ -56,7 +56,7 @@ export function Leads(props: { orgId: string; zone: string }) {
         const value = String(new FormData(e.currentTarget as HTMLFormElement).get('q') ?? '')
         navigate(`/console/leads?org=${props.orgId}${value ? `&q=${encodeURIComponent(value)}` : ''}`)
       }}>
-        <label>Name, phone, email or external id <input type="search" name="q" value={q} maxLength={200} /></label>
+        <label>Name, phone, email or external id <input type="search" name="q" defaultValue={q} maxLength={200} /></label>
         <button type="submit">Search</button>
       </form>
       {error && <p class="error" role="alert">{error}</p>}
