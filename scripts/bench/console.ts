@@ -118,7 +118,7 @@ try {
           await page.goto(`${service.base}/console/${route}?org=${org.id}${query ? `&${encodeURI(query)}` : ''}`)
           await page.locator('main h1').first().waitFor()
           // In the page (DOM types are not this file's): no "Loading…" left.
-          await page.waitForFunction('!document.body.textContent.includes("Loading…")', undefined, { timeout: 30_000 })
+          await page.waitForFunction(() => !(globalThis as any).document.body.textContent.includes('Loading…'), undefined, { timeout: 30_000 })
           figure.ready.push(performance.now() - started)
           const timings = await page.evaluate(() => ({
             paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,

@@ -13,6 +13,7 @@ import { consoleDncRoutes } from './dnc-routes'
 import { consoleImportRoutes } from './import-routes'
 import { consoleKeyEventRoutes } from './key-event-routes'
 import { consoleLeadRoutes } from './lead-routes'
+import { consolePeopleRoutes } from './people-routes'
 import { consoleUsageRoutes } from './usage-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
 import { principalOf, sessionOf } from './context'
@@ -67,6 +68,7 @@ export const consoleRoutes = (s: Services) => {
     .use(consoleLeadRoutes(s))
     .use(consoleKeyEventRoutes(s))
     .use(consoleUsageRoutes(s))
+    .use(consolePeopleRoutes(s))
     .post('/session', async ({ body, request, set }) => {
       const state = stateOf(request)!
       const result = body.admin_token !== undefined

@@ -423,7 +423,25 @@ describe('console: sign-in and campaigns', () => {
     await page.getByText('Operator').first().waitFor()
     await expect(page.getByLabel('Organization').inputValue()).resolves.toBe(seeded.org)
     await page.locator(`tr[data-campaign="${seeded.campaign}"]`).waitFor()
+    // The operator makes an account in the console; its password is shown once.
+    await page.getByRole('link', { name: 'People' }).click()
+    await page.getByLabel('Email').fill('new.sdr@acme.example')
+    await page.getByRole('button', { name: 'Create account' }).click()
+    const password = (await page.locator('.notice-box code').textContent())!
+    await page.locator('tr[data-user="new.sdr@acme.example"]').waitFor()
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'people.png') })
+    expect(await axeFindings(page)).toEqual([])
     await page.close()
+    // The new person signs in with the keyboard alone.
+    const person = await browser!.newPage()
+    await person.goto(`${base}/console`)
+    await person.getByLabel('Email').focus()
+    await person.keyboard.type('new.sdr@acme.example')
+    await person.keyboard.press('Tab')
+    await person.keyboard.type(password)
+    await person.keyboard.press('Enter')
+    await person.getByText('new.sdr (sdr)').waitFor()
+    await person.close()
   })
 
   test('a disabled account’s open page goes back to sign-in with a message', async () => {

@@ -170,6 +170,26 @@ describe('sessions', () => {
   })
 })
 
+describe('people (the operator’s console accounts page)', () => {
+  test('the operator creates an account (password shown once), disables and enables it; an owner cannot', async () => {
+    const operator = await signIn({ admin_token: ADMIN_TOKEN })
+    const made = await call('POST', `/console/api/orgs/${orgId}/users`, { cookie: operator.cookie, csrf: operator.csrf, body: { email: 'new@acme.example', role: 'sdr' } })
+    expect(made.status).toBe(201)
+    expect(made.body.data.password).toMatch(/^[A-Za-z0-9_-]{24}$/)
+    expect((await call('POST', '/console/api/session', { body: { email: 'new@acme.example', password: made.body.data.password } })).status).toBe(200)
+    const off = await call('POST', `/console/api/orgs/${orgId}/users/${made.body.data.id}/disable`, { cookie: operator.cookie, csrf: operator.csrf })
+    expect(off.body.data.disabled).toBe(true)
+    expect((await call('POST', '/console/api/session', { body: { email: 'new@acme.example', password: made.body.data.password } })).status).toBe(401)
+    expect((await call('POST', `/console/api/orgs/${orgId}/users/${made.body.data.id}/enable`, { cookie: operator.cookie, csrf: operator.csrf })).body.data.disabled).toBe(false)
+    // Not across organizations, and not for an owner.
+    expect((await call('POST', `/console/api/orgs/${otherOrgId}/users/${made.body.data.id}/disable`, { cookie: operator.cookie, csrf: operator.csrf })).status).toBe(404)
+    const owner = await signIn(OWNER)
+    const refused = await call('POST', `/console/api/orgs/${orgId}/users`, { cookie: owner.cookie, csrf: owner.csrf, body: { email: 'x@acme.example', role: 'owner' } })
+    expect(refused.status).toBe(403)
+    expect((await call('GET', `/console/api/orgs/${orgId}/users`, { cookie: owner.cookie })).status).toBe(403)
+  })
+})
+
 describe('roles and organizations', () => {
   test('the campaign board: lines, queue and today’s calls', async () => {
     const { cookie } = await signIn(SDR)

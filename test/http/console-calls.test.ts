@@ -59,6 +59,16 @@ describe('console calls', () => {
     }
   })
 
+  test('the campaign board counts today’s calls and connects (in the organization’s day)', async () => {
+    const { cookie } = await signIn(SDR)
+    const board = await call('GET', `/console/api/orgs/${orgId}/campaigns`, { cookie })
+    expect(board.body.data[0]).toMatchObject({ calls_today: 1, connects_today: 1, lines_in_use: 0, queued: 0 })
+    // The next local day starts at 06:00 UTC in Chicago: yesterday's call no longer counts.
+    await h.advance(22 * 3600)
+    const again = await signIn(SDR)
+    expect((await call('GET', `/console/api/orgs/${orgId}/campaigns`, { cookie: again.cookie })).body.data[0]).toMatchObject({ calls_today: 0, connects_today: 0 })
+  })
+
   test('one call: its transcript and a signed recording link', async () => {
     const { cookie } = await signIn(SDR)
     const r = await call('GET', `/console/api/orgs/${orgId}/calls/${callId}`, { cookie })

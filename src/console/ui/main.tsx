@@ -7,6 +7,7 @@ import { Dnc } from './dnc'
 import { Events } from './events'
 import { Import } from './import'
 import { Keys } from './keys'
+import { People } from './people'
 import { Usage } from './usage'
 import { LeadPage, Leads } from './leads'
 import { Webhooks } from './webhooks'
@@ -64,6 +65,7 @@ function App() {
           <a href={link('events')} onClick={onLinkClick} aria-current={page === 'events' ? 'page' : undefined}>Events</a>
           <a href={link('usage')} onClick={onLinkClick} aria-current={page === 'usage' ? 'page' : undefined}>Usage</a>
           {canWrite && <a href={link('keys')} onClick={onLinkClick} aria-current={page === 'keys' ? 'page' : undefined}>Keys</a>}
+          {me.kind === 'operator' && <a href={link('people')} onClick={onLinkClick} aria-current={page === 'people' ? 'page' : undefined}>People</a>}
           {canWrite && <a href={link('import')} onClick={onLinkClick} aria-current={page === 'import' ? 'page' : undefined}>Import</a>}
         </nav>
         {me.kind === 'operator' && orgs.length > 0 && (
@@ -92,6 +94,8 @@ function App() {
           <Events key={path} orgId={org.id} zone={org.timezone} />
         ) : page === 'usage' ? (
           <Usage orgId={org.id} />
+        ) : page === 'people' ? (
+          <People orgId={org.id} />
         ) : page === 'keys' ? (
           <Keys orgId={org.id} zone={org.timezone} />
         ) : page === 'import' ? (
