@@ -11,6 +11,9 @@ interface Key {
   permissions: string[]
   campaign_ids: string[] | null
   requests_per_minute: number
+  burst: number
+  leads_per_minute: number
+  max_concurrent: number
   revoked_at: string | null
   created: string
   secret?: string
@@ -43,7 +46,10 @@ export function Keys(props: { orgId: string; zone: string }) {
         mode: String(data.get('mode') ?? 'live'),
         permissions: data.getAll('permissions').map(String),
         campaign_ids: scope.length === 0 ? null : scope,
-        requests_per_minute: Number(data.get('requests_per_minute') || 600),
+        requests_per_minute: Number(data.get('requests_per_minute') || 120),
+        burst: Number(data.get('burst') || 20),
+        leads_per_minute: Number(data.get('leads_per_minute') || 60),
+        max_concurrent: Number(data.get('max_concurrent') || 20),
       })
       setCreated(reply.data)
       form.reset()
@@ -87,13 +93,18 @@ export function Keys(props: { orgId: string; zone: string }) {
             {campaigns.map((c) => <label class="check"><input type="checkbox" name="campaign_ids" value={c.id} /> {c.name}</label>)}
           </fieldset>
         )}
-        <label>Requests a minute <input name="requests_per_minute" type="number" min={1} max={100000} value={600} /></label>
+        <div class="limits">
+          <label>Requests a minute <input name="requests_per_minute" type="number" min={1} max={100000} defaultValue="120" /></label>
+          <label>Burst <input name="burst" type="number" min={1} max={100000} defaultValue="20" /></label>
+          <label>New leads a minute <input name="leads_per_minute" type="number" min={1} max={100000} defaultValue="60" /></label>
+          <label>Requests at once <input name="max_concurrent" type="number" min={1} max={50} defaultValue="20" /></label>
+        </div>
         <button type="submit">Create key</button>
       </form>
       {keys === null ? <p>Loading…</p> : keys.length === 0 ? <p class="empty">No keys yet. Create one above for your CRM or web forms.</p> : (
         <table>
           <caption class="visually-hidden">API keys</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key id</th><th scope="col">Mode</th><th scope="col">Permissions</th><th scope="col">Campaigns</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Key id</th><th scope="col">Mode</th><th scope="col">Permissions</th><th scope="col">Campaigns</th><th scope="col">Limits</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {keys.map((k) => (
               <tr key={k.id} data-key={k.id}>
@@ -102,6 +113,7 @@ export function Keys(props: { orgId: string; zone: string }) {
                 <td>{k.mode}</td>
                 <td>{k.permissions.length === PERMISSIONS.length ? 'all' : k.permissions.join(', ')}</td>
                 <td>{k.campaign_ids === null ? 'all' : k.campaign_ids.length}</td>
+                <td>{k.requests_per_minute}/min, burst {k.burst}, {k.leads_per_minute} leads/min, {k.max_concurrent} at once</td>
                 <td><Time at={k.created} zone={props.zone} /></td>
                 <td>{k.revoked_at ? <>revoked <Time at={k.revoked_at} zone={props.zone} /></> : <button type="button" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>Revoke</button>}</td>
               </tr>
