@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { OrgCarrierRow } from '../../src/db/stores/org-store'
 import {
   carrierRow, carrierView, checkApiBaseUrl, checkCarrier, checkE164, checkMediaUrl, DEFAULT_TWILIO_API, isLoopbackHost, openCarrier,
@@ -6,6 +6,9 @@ import {
 } from '../../src/domain/orgs/carrier-settings'
 import { secretBox, SecretBoxError } from '../../src/domain/secrets/secret-box'
 import { ApiError } from '../../src/errors'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 // Issue 18: an organization's carrier settings, as the admin API checks, stores and shows them.
 

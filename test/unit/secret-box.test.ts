@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import fc from 'fast-check'
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -6,6 +6,9 @@ import { ConfigError } from '../../src/config'
 import { keyIdOf, parseSecretKey, SECRET_KEY_FORMAT, secretBox, SecretBoxError } from '../../src/domain/secrets/secret-box'
 import { loadSecretKey, SECRET_KEY_FILE } from '../../src/domain/secrets/secret-key-file'
 import { scratchDir } from '../harness'
+
+// Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
+setDefaultTimeout(60_000)
 
 // Issue 18: carrier tokens sealed at rest under the service's secret key, and where that key comes from.
 

@@ -90,7 +90,7 @@ describe('CallStatus on a fresh call (machine detection on)', () => {
     const r = drive([status(callStatus, { CallDuration: '42' })])
     expect(r.answered).toEqual(answered)
     expect(r.ended).toEqual(ended.map((e) => expect.objectContaining({ voicemailDelivered: false, callbackAt: null, ...e })))
-    expect(r.state.life.stage).toBe(stage)
+    expect(r.state.life.stage).toBe(stage as CarrierState['life']['stage'])
     expect(r.state.reported).toBe(ended.length > 0)
   })
 

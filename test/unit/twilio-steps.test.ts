@@ -116,6 +116,18 @@ describe('a person answers', () => {
     expect(r.ended).toEqual([expect.objectContaining({ outcome: 'hung_up', durationSeconds: 12 })])
   })
 
+  test('no machine detection: the SDR who picks up is handed the call even when the in-progress status comes late', () => {
+    const r = drive([step('answer'), step('leg-answered', 0), status('in-progress'), status('completed', { CallDuration: '60' })], plan({ machineDetection: false, record: false }))
+    expect(r.told.filter((t) => t[0] !== 'ended')).toEqual([['answered', 'person'], ['handover', 'Alex Rivera', 'sdr']])
+    expect(r.ended).toEqual([expect.objectContaining({ outcome: null, durationSeconds: 60 })])
+  })
+
+  test('a leg callback after the end was told changes nothing (what was reported stands)', () => {
+    const r = drive([status('in-progress'), amd('human'), step('bridge'), status('completed', { CallDuration: '12' }), step('leg-answered', 0), step('leg-action', 0, { DialCallStatus: 'completed' })], plan({ record: false }))
+    expect(r.ended).toEqual([expect.objectContaining({ outcome: 'hung_up' })])
+    expect(r.told.some((t) => t[0] === 'handover')).toBe(false)
+  })
+
   test('no machine detection: the answer bridges at once and never waits for AMD', () => {
     const r = drive([status('in-progress'), step('answer')], plan({ machineDetection: false }))
     expect(r.told[0]).toEqual(['answered', 'person'])

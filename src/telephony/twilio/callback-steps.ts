@@ -46,8 +46,14 @@ export function runStep(ctx: StepContext, state: CarrierState, step: CallbackSte
     case 'answer': {
       // Already redirected by the AMD result: a late answer fetch must not start the bridge twice.
       if (state.routed) return { state, twiml: holdForDetection({ pauseSeconds: HOLD_SECONDS }), actions: [] }
-      const answer = answerTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state)
-      return { state: { ...state, routed: answer.routed }, twiml: answer.twiml, actions: [] }
+      // Without detection the answer is a person the moment Twilio fetches this TwiML: the bridge's
+      // leg callbacks must not wait for an in-progress status callback that may come late or never.
+      const known = !ctx.plan.machineDetection && state.life.answeredBy === null && state.life.stage !== 'ended'
+        ? applyEvent(ctx, state, { kind: 'status', callStatus: 'in-progress', callDuration: null, answeredBy: null }, false)
+        : null
+      const current = known?.state ?? state
+      const answer = answerTwiml(ctx.publicUrl, ctx.callId, ctx.plan, current)
+      return { state: { ...current, routed: answer.routed }, twiml: answer.twiml, actions: [] }
     }
     case 'bridge':
       return { state, twiml: bridgeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state.life.currentLeg, false) ?? nobodyTookTwiml(), actions: [] }
@@ -86,6 +92,8 @@ function eventOf(step: CallbackStep, leg: number | null, params: Record<string, 
 
 /** Applies a lifecycle event and turns its effects into call-service events, TwiML and REST work. */
 export function applyEvent(ctx: StepContext, state: CarrierState, event: TwilioEvent, twimlReply: boolean): StepResult {
+  // The end was told already: a leg callback that comes later cannot change what was reported.
+  if ((event.kind === 'leg-answered' || event.kind === 'dial-result') && state.reported) return { state, twiml: twimlReply ? hangup() : null, actions: [] }
   const step = apply(state.life, event)
   let next: CarrierState = { ...state, life: step.state }
   let twiml: string | null = null
@@ -98,6 +106,8 @@ export function applyEvent(ctx: StepContext, state: CarrierState, event: TwilioE
   }
   return { state: next, twiml, actions }
 }
+
+const waitsForRecording = (ctx: StepContext, state: CarrierState): boolean => ctx.plan.record && state.life.answeredBy !== null && !state.recorded
 
 function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlReply: boolean): StepResult {
   const { events, callId, plan } = ctx
@@ -137,7 +147,7 @@ function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlRe
 function onEnded(ctx: StepContext, state: CarrierState, ended: Extract<Effect, { type: 'ended' }>): StepResult {
   const report = reportOf(ctx, state, ended)
   // An answered, recorded call waits (briefly) for its recording, so call.completed can carry it.
-  if (ctx.plan.record && state.life.answeredBy !== null && ended.outcome === 'completed' && !state.recorded && !state.reported) {
+  if (ended.outcome === 'completed' && !state.reported && waitsForRecording(ctx, state)) {
     return { state: { ...state, pendingEnd: report }, twiml: null, actions: [{ type: 'wait-for-recording' }] }
   }
   return { state: tellEnded(ctx, state, report), twiml: null, actions: [] }
