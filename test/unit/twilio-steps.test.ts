@@ -122,6 +122,12 @@ describe('a person answers', () => {
     expect(r.ended).toEqual([expect.objectContaining({ outcome: null, durationSeconds: 60 })])
   })
 
+  test('a leg callback after the lead hung up, while the end waits for the recording: the SDR took it, the report follows', () => {
+    const r = drive([status('in-progress'), amd('human'), step('bridge'), status('completed', { CallDuration: '70' }), step('leg-answered', 0)])
+    expect(r.told).toContainEqual(['handover', 'Alex Rivera', 'sdr'])
+    expect(r.state.pendingEnd).toMatchObject({ outcome: null, durationSeconds: 70 })
+  })
+
   test('a leg callback after the end was told changes nothing (what was reported stands)', () => {
     const r = drive([status('in-progress'), amd('human'), step('bridge'), status('completed', { CallDuration: '12' }), step('leg-answered', 0), step('leg-action', 0, { DialCallStatus: 'completed' })], plan({ record: false }))
     expect(r.ended).toEqual([expect.objectContaining({ outcome: 'hung_up' })])

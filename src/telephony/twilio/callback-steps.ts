@@ -104,6 +104,11 @@ export function applyEvent(ctx: StepContext, state: CarrierState, event: TwilioE
     if (out.twiml !== null) twiml = out.twiml
     actions.push(...out.actions)
   }
+  // A leg callback after the lead hung up, while the end waits for its recording (Twilio sends the
+  // Dial's callbacks and the call's final status in either order): the waiting report follows it.
+  if ((event.kind === 'leg-answered' || event.kind === 'dial-result') && next.life.stage === 'ended' && next.pendingEnd && !next.reported) {
+    next = { ...next, pendingEnd: reportOf(ctx, next, { type: 'ended', outcome: 'completed', durationSeconds: next.pendingEnd.durationSeconds, carrierStatus: 'completed' }) }
+  }
   return { state: next, twiml, actions }
 }
 
