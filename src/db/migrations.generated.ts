@@ -242,5 +242,17 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE UNIQUE INDEX `users_email` ON `users` (`email`);",
       "\nCREATE INDEX `users_org` ON `users` (`org_id`);"
     ]
+  },
+  {
+    "tag": "0017_security_round_two",
+    "folderMillis": 1795787474747,
+    "hash": "e1607c75c9d3f3ff6a249a829e5cd46648e49dd0be2e253b8a241fc94ea74ac9",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `lead_imports` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`campaign_id` text NOT NULL,\n\t`state` text NOT NULL,\n\t`file_sha256` text NOT NULL,\n\t`mapping` text NOT NULL,\n\t`rows_total` integer DEFAULT 0 NOT NULL,\n\t`rows_done` integer DEFAULT 0 NOT NULL,\n\t`rows_imported` integer DEFAULT 0 NOT NULL,\n\t`rows_failed` integer DEFAULT 0 NOT NULL,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`campaign_id`) REFERENCES `campaigns`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `lead_imports_org` ON `lead_imports` (`org_id`,`id`);",
+      "\nCREATE INDEX `lead_imports_resume` ON `lead_imports` (`org_id`,`campaign_id`,`file_sha256`);",
+      "\nALTER TABLE `console_sessions` ADD `admin_epoch` text;"
+    ]
   }
 ]

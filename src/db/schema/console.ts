@@ -31,6 +31,8 @@ export const consoleSessions = sqliteTable(
     userId: text('user_id').references(() => users.id),
     /** Sent back in X-CSRF-Token with every change. */
     csrfToken: text('csrf_token').notNull(),
+    /** The operator's: the admin token's epoch at sign-in; a new token (reset or DIALER_ADMIN_TOKEN) has a new one and ends it. */
+    adminEpoch: text('admin_epoch'),
     created: integer('created').notNull(),
     lastSeen: integer('last_seen').notNull(),
   },
