@@ -66,9 +66,10 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   const simSpeed = number(pick('sim-speed', 'DIALER_SIM_SPEED') ?? '1', 'DIALER_SIM_SPEED', 0.0001, 1_000_000)
   // Off: webhook URLs resolving to loopback/private/link-local/metadata addresses are refused.
   const webhookAllowPrivate = flag(pick('webhook-allow-private', 'DIALER_WEBHOOK_ALLOW_PRIVATE') ?? '0', 'DIALER_WEBHOOK_ALLOW_PRIVATE')
-  // NORMAL: in WAL mode a crash of the process loses nothing; only an OS crash or power cut
-  // may roll back the last commits. FULL adds an fsync per commit for that case too.
-  const synchronousRaw = (pick('synchronous', 'DIALER_SYNCHRONOUS') ?? 'NORMAL').toUpperCase()
+  // FULL: every commit is fsynced before the reply, so a power cut or OS crash loses nothing a
+  // client was told is stored. NORMAL (WAL) skips that fsync: a crash of the process still
+  // loses nothing, but a power cut may roll back the last acknowledged commits.
+  const synchronousRaw = (pick('synchronous', 'DIALER_SYNCHRONOUS') ?? 'FULL').toUpperCase()
   if (synchronousRaw !== 'NORMAL' && synchronousRaw !== 'FULL') {
     throw new ConfigError('DIALER_SYNCHRONOUS must be NORMAL or FULL')
   }

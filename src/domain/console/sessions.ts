@@ -34,7 +34,7 @@ export function sessionService(deps: { console: ConsoleStore; adminToken: AdminT
     const token = mint()
     const session: ConsoleSession = { tokenHash: hashSecret(token), csrfToken: mint(), identity }
     const now = deps.clock.now()
-    store.insertSession({ tokenHash: session.tokenHash, userId, csrfToken: session.csrfToken, created: now, lastSeen: now })
+    store.insertSession({ tokenHash: session.tokenHash, userId, csrfToken: session.csrfToken, adminEpoch: null, created: now, lastSeen: now })
     return { ok: true, token, session }
   }
   return {

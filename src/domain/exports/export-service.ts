@@ -10,6 +10,7 @@ import { requireAllCampaigns, requirePermission, type Principal } from '../acces
 import { newId } from '../ids'
 import { zonedTime } from '../calling-hours/calling-window'
 import type { SignedLinks } from '../links/signed-links'
+import { safeRow } from './csv-cell'
 
 export type ExportType = 'leads' | 'call_history' | 'analytics'
 export interface ExportFilters {
@@ -131,6 +132,8 @@ export function exportService(deps: { stores: Stores; clock: Clock; links: Signe
     mkdirSync(dir, { recursive: true })
     const sink = Bun.file(path).writer({ highWaterMark: 1 << 20 })
     const csv = stringify({ header: true, columns: COLUMNS[row.exportType] })
+    // Every text cell a spreadsheet could run as a formula gets a leading ' (csv-cell.ts).
+    const safe = safeRow(COLUMNS[row.exportType])
     let count = 0
     try {
       const done = (async () => {
@@ -138,7 +141,7 @@ export function exportService(deps: { stores: Stores; clock: Clock; links: Signe
       })()
       for (const values of rows) {
         // Back-pressure: let the writer drain every few thousand rows so memory stays flat.
-        if (!csv.write(values)) await new Promise((resolve) => csv.once('drain', resolve))
+        if (!csv.write(safe(values))) await new Promise((resolve) => csv.once('drain', resolve))
         count++
       }
       csv.end()
