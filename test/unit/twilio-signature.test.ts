@@ -170,3 +170,33 @@ describe('formParams', () => {
     expect(official('tok', sig, 'https://x.example/', p)).toBe(true)
   })
 })
+
+describe('the parameters are encoded once for every URL spelling tried', () => {
+  test('any text, lone surrogates included, signs as the official package does', () => {
+    const anyText = fc.string({ unit: 'binary', maxLength: 12 })
+    const anyParams = fc.dictionary(anyText.filter((s) => s.length > 0), fc.oneof(anyText, fc.array(anyText, { minLength: 1, maxLength: 3 })), { maxKeys: 5 })
+    // The URL may end in half a surrogate pair that the parameters' first character completes.
+    fc.assert(
+      fc.property(token, fc.constantFrom('', '\uD83D', 'x\uD800'), anyParams, (t, tail, p) => {
+        const u = `https://dialer.example.com/twilio/calls/a/status${tail}`
+        const expected = twilio.getExpectedTwilioSignature(t, u, p as Record<string, unknown>)
+        expect(signTwilioRequest(t, u, p)).toBe(expected)
+        expect(validateTwilioRequest(t, expected, u, p)).toBe(true)
+      }),
+      { numRuns: 500 },
+    )
+    expect(signTwilioRequest('tok', 'https://x.example/\uD83D', { '\uDE00': 'v' })).toBe(twilio.getExpectedTwilioSignature('tok', 'https://x.example/\uD83D', { '\uDE00': 'v' }))
+  })
+
+  test('a signature of the wrong length is refused before any hashing, as the official package refuses it', () => {
+    const big: Record<string, string> = {}
+    for (let i = 0; i < 100_000; i++) big[`F${i}`] = 'x'
+    const u = 'https://dialer.example.com/twilio/calls/a/status'
+    for (const sig of ['', 'AAAA', `${signTwilioRequest('tok', u, big)}=`]) {
+      const started = performance.now()
+      expect(validateTwilioRequest('tok', sig, u, big)).toBe(false)
+      expect(performance.now() - started).toBeLessThan(5)
+    }
+    expect(official('tok', 'AAAA', u, { a: '1' })).toBe(false)
+  })
+})

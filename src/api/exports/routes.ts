@@ -33,7 +33,7 @@ export const exportRoutes = (s: Services) =>
       body: CreateBody,
       response: { 200: t.Object({ data: t.Object({ export: Export, downloadUrl: t.String({ format: 'uri' }), livemode: t.Boolean() }) }) },
       detail: operation(TAG, 'Create an export', 'leads:read',
-        'Also needs calls:read, on a key for every campaign. A CSV file with a header line; `downloadUrl` is a signed link served by the service until `expiresAt` (24 h). Answers once the file is ready, or `pending` when it takes longer. A test key gets a sample file.'),
+        'Also needs calls:read, on a key for every campaign. A CSV file with a header line; `downloadUrl` is a signed link served by the service until `expiresAt` (24 h). Answers once the file is ready, or `pending` when it takes longer. A test key gets a sample file. A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `\'` so spreadsheets show it as text; the `phone` column (E.164), numbers, ids and times are written as they are.'),
     })
     .get('/exports', ({ principal }) => ({ data: s.exports.list(principal) }), {
       permission: ['leads:read', 'calls:read'],

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { ApiError, notFound } from '../../errors'
+import { callbackTooLarge, CALLBACK_MAX_BYTES, checkCallbackFields } from '../../http/callback-body'
 import { markRoute, readCappedText } from '../../http/pipeline'
 import type { Services } from '../../services'
 import { CALLBACK_PREFIX } from '../../telephony/twilio/call-plan'
@@ -14,7 +15,9 @@ export const twilioRoutes = (s: Services) =>
   new Elysia().onTransform(markRoute).post(
     `${CALLBACK_PREFIX}:id/:step`,
     async ({ params, query, request }) => {
-      const body = await readCappedText(request)
+      // Size and field count before any signature work (callback-body.ts).
+      const body = await readCappedText(request, CALLBACK_MAX_BYTES, callbackTooLarge)
+      checkCallbackFields(body)
       const reply = s.twilio.handle({
         callId: params.id,
         step: params.step,

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify'
-import { mkdirSync, rmSync } from 'node:fs'
+import { chmodSync, closeSync, mkdirSync, openSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Stores } from '../../db/stores'
 import type { ExportRow } from '../../db/stores/export-store'
@@ -129,7 +129,10 @@ export function exportService(deps: { stores: Stores; clock: Clock; links: Signe
   /** Streams the rows into the file; the export becomes ready (or failed). */
   async function write(row: ExportRow, rows: Iterable<unknown[]>): Promise<void> {
     const path = join(dir, `${row.id}.csv`)
-    mkdirSync(dir, { recursive: true })
+    // Lead data: the owner's only (0700 folder, 0600 file), whatever the umask.
+    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700)
+    closeSync(openSync(path, 'w', 0o600))
+    chmodSync(path, 0o600)
     const sink = Bun.file(path).writer({ highWaterMark: 1 << 20 })
     const csv = stringify({ header: true, columns: COLUMNS[row.exportType] })
     // Every text cell a spreadsheet could run as a formula gets a leading ' (csv-cell.ts).
