@@ -23,6 +23,10 @@ export function carrierCallStore(db: Db) {
     update(callId: string, changes: Partial<Pick<CarrierCallRow, 'carrierCallId' | 'state' | 'open' | 'updated'>>): void {
       db.update(carrierCalls).set(changes).where(eq(carrierCalls.callId, callId)).run()
     },
+    /** How many of an organization's calls are open (its carrier settings cannot change under them). */
+    openCount(orgId: string): number {
+      return db.select({ n: sql<number>`count(*)` }).from(carrierCalls).where(and(sql`open = 1`, eq(carrierCalls.orgId, orgId))).get()?.n ?? 0
+    },
     /** Open calls not updated since `before` (the watchdog asks the carrier about them). */
     openSince(before: number, limit: number): CarrierCallRow[] {
       return db

@@ -70,6 +70,10 @@ export function orgStore(db: Db, caches: CacheRegistry) {
       carriers.delete(orgId)
       db.delete(orgCarriers).where(eq(orgCarriers.orgId, orgId)).run()
     },
+    /** Every sealed auth token (one per organization with a carrier): the start checks its key opens them. */
+    sealedTokens(): { orgId: string; sealed: string }[] {
+      return db.select({ orgId: orgCarriers.orgId, sealed: orgCarriers.authTokenSealed }).from(orgCarriers).all()
+    },
   }
 }
 

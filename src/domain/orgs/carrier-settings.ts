@@ -1,8 +1,10 @@
 import ipaddr from 'ipaddr.js'
 import type { OrgCarrierRow } from '../../db/stores/org-store'
-import { invalid } from '../../errors'
+import { isIP } from 'node:net'
+import { ApiError, invalid } from '../../errors'
 import { classifyPhone } from '../phone/phone-number'
 import type { SecretBox } from '../secrets/secret-box'
+import { isPrivateAddress, targetName } from '../webhooks/target-check'
 
 /**
  * An organization's carrier for live calls (issue 18): the simulator (the default: no row), or
@@ -69,8 +71,12 @@ export function isLoopbackHost(hostname: string): boolean {
   return address.range() === 'loopback'
 }
 
-/** https, or plain http to a loopback address (tests, a local emulator); no credentials, query or fragment. */
-export function checkApiBaseUrl(raw: string, param: string): string {
+/**
+ * https, or plain http to a loopback address (tests, a local emulator); no credentials, query or
+ * fragment. Unless allowPrivate, an address literal must be public or loopback: the service
+ * sends the account's credentials there. Names are not resolved (docs/decisions.md).
+ */
+export function checkApiBaseUrl(raw: string, param: string, allowPrivate = false): string {
   let url: URL
   try {
     url = new URL(raw)
@@ -82,6 +88,14 @@ export function checkApiBaseUrl(raw: string, param: string): string {
   }
   if (url.username !== '' || url.password !== '') throw invalid(`${param} must not hold a user name or password.`, param)
   if (url.search !== '' || url.hash !== '') throw invalid(`${param} must not have a query or fragment.`, param)
+  const host = targetName(url)
+  if (!allowPrivate && isIP(host) && isPrivateAddress(host) && !isLoopbackHost(host)) {
+    throw invalid(
+      `${param} points at a private, link-local, unique-local, shared, multicast or other special-purpose address; ` +
+        'use the carrier\u2019s public endpoint (DIALER_CARRIER_ALLOW_PRIVATE=1 allows private ones).',
+      param, 'private_address',
+    )
+  }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }
 
@@ -101,7 +115,7 @@ export function checkMediaUrl(raw: string, param: string): string {
 }
 
 /** Checks a `carrier` object against the stored settings; throws 400 with `param` on the first fault. */
-export function checkCarrier(input: CarrierInput, stored: OrgCarrierRow | undefined, param = 'carrier'): CheckedCarrier {
+export function checkCarrier(input: CarrierInput, stored: OrgCarrierRow | undefined, param = 'carrier', allowPrivate = false): CheckedCarrier {
   if (input.kind === 'simulator') {
     for (const field of TWILIO_FIELDS) {
       if (input[field] !== undefined) throw invalid(`${param}.${field} is taken only with kind "twilio".`, `${param}.${field}`)
@@ -127,7 +141,7 @@ export function checkCarrier(input: CarrierInput, stored: OrgCarrierRow | undefi
     if (seen.has(id)) throw invalid(`${param}.caller_ids[${i}] repeats ${id}.`, `${param}.caller_ids[${i}]`)
     seen.add(id)
   })
-  const apiBaseUrl = checkApiBaseUrl(input.api_base_url ?? DEFAULT_TWILIO_API, `${param}.api_base_url`)
+  const apiBaseUrl = checkApiBaseUrl(input.api_base_url ?? DEFAULT_TWILIO_API, `${param}.api_base_url`, allowPrivate)
   // A stored token is kept only where it already goes: the same account at the same endpoint.
   const keeps = stored !== undefined && stored.accountSid === sid && stored.apiBaseUrl === apiBaseUrl
   if (input.auth_token === undefined && !keeps) {
@@ -144,6 +158,34 @@ export function checkCarrier(input: CarrierInput, stored: OrgCarrierRow | undefi
     apiBaseUrl,
     machineDetection: input.machine_detection ?? true,
   }
+}
+
+/**
+ * Whether checked settings change what a call already placed relies on: the kind, the account,
+ * its token (one that does not open counts as changed) or the endpoint. Its callbacks are checked
+ * with that token and its hang-up and recording go to that endpoint; caller IDs and detection
+ * are read only when a call is dialed.
+ */
+export function changesPlacedCalls(stored: OrgCarrierRow | undefined, checked: CheckedCarrier, box: SecretBox): boolean {
+  if (!stored) return false
+  if (checked.kind === 'simulator') return true
+  if (checked.accountSid !== stored.accountSid || checked.apiBaseUrl !== stored.apiBaseUrl) return true
+  if (checked.authToken === null) return false
+  try {
+    return box.open(stored.authTokenSealed, tokenContext(stored.orgId)) !== checked.authToken
+  } catch {
+    return true
+  }
+}
+
+/** 409: the organization's carrier cannot change under calls that are up. */
+export function callsInProgress(count: number): ApiError {
+  return new ApiError(
+    'calls_in_progress',
+    `The organization has ${count} carrier call${count === 1 ? '' : 's'} in progress; its carrier, account, auth token and ` +
+      'endpoint can change once they have ended (pause its campaigns, wait, and send it again). Caller IDs and machine detection can change now.',
+    { param: 'carrier' },
+  )
 }
 
 export function carrierView(row: OrgCarrierRow | undefined): CarrierView {

@@ -1,6 +1,8 @@
 import type { OrgRow, OrgStore } from '../../db/stores/org-store'
 import type { SecretBox } from '../secrets/secret-box'
-import { carrierRow, carrierView, checkCarrier, openCarrier, type CarrierInput, type CarrierSettings, type CarrierView } from './carrier-settings'
+import {
+  callsInProgress, carrierRow, carrierView, changesPlacedCalls, checkCarrier, openCarrier, type CarrierInput, type CarrierSettings, type CarrierView,
+} from './carrier-settings'
 import { invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import { newId } from '../ids'
@@ -39,15 +41,29 @@ export function orgService(deps: {
   /** Seals carrier auth tokens at rest. */
   secrets: SecretBox
   transaction: <T>(work: () => T) => T
+  /** The organization's carrier calls not yet closed (up, or waiting for their recording). */
+  openCarrierCalls: (orgId: string) => number
+  /** DIALER_CARRIER_ALLOW_PRIVATE: api_base_url may be a private address. */
+  carrierAllowPrivate: boolean
 }) {
   const { orgs, clock, secrets, transaction } = deps
 
-  /** Checks `carrier` (before anything is written) and returns how to store it. */
+  /**
+   * Checks `carrier` (before anything is written) and returns how to store it, in the caller's
+   * transaction: refused (409) there if it changes what calls that are up rely on.
+   */
   function carrierChange(orgId: string, input: CarrierInput | undefined): (() => void) | null {
     if (input === undefined) return null
     const stored = orgs.carrier(orgId)
-    const row = carrierRow(orgId, checkCarrier(input, stored), stored, secrets, clock.now())
-    return () => (row ? orgs.putCarrier(row) : orgs.dropCarrier(orgId))
+    const checked = checkCarrier(input, stored, 'carrier', deps.carrierAllowPrivate)
+    const row = carrierRow(orgId, checked, stored, secrets, clock.now())
+    const guarded = changesPlacedCalls(stored, checked, secrets)
+    return () => {
+      const up = guarded ? deps.openCarrierCalls(orgId) : 0
+      if (up > 0) throw callsInProgress(up)
+      if (row) orgs.putCarrier(row)
+      else orgs.dropCarrier(orgId)
+    }
   }
 
   function check(input: OrgPatch): void {

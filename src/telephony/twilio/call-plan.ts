@@ -43,6 +43,8 @@ export interface CarrierState {
   pendingEnd: CallReport | null
   /** The service has been told the call ended. */
   reported: boolean
+  /** We answered Twilio's fetch of the call's first TwiML (absent on rows saved before it was kept). */
+  answerServed?: boolean
 }
 
 export function initialCarrierState(plan: CallPlan): CarrierState {
@@ -56,6 +58,7 @@ export function initialCarrierState(plan: CallPlan): CarrierState {
     recorded: false,
     pendingEnd: null,
     reported: false,
+    answerServed: false,
   }
 }
 

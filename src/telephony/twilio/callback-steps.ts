@@ -53,7 +53,7 @@ export function runStep(ctx: StepContext, state: CarrierState, step: CallbackSte
         : null
       const current = known?.state ?? state
       const answer = answerTwiml(ctx.publicUrl, ctx.callId, ctx.plan, current)
-      return { state: { ...current, routed: answer.routed }, twiml: answer.twiml, actions: [] }
+      return { state: { ...current, routed: answer.routed, answerServed: true }, twiml: answer.twiml, actions: [] }
     }
     case 'bridge':
       return { state, twiml: bridgeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state.life.currentLeg, false) ?? nobodyTookTwiml(), actions: [] }
@@ -71,6 +71,24 @@ export function runStep(ctx: StepContext, state: CarrierState, step: CallbackSte
       return result
     }
   }
+}
+
+/** A call as Twilio's REST API describes it (GET Calls/{Sid}.json). */
+export interface LookedUpCall {
+  status: string
+  durationSeconds: number | null
+  answeredBy: string | null
+}
+
+/**
+ * A looked-up call (restart, watchdog) as a status event. Answered, yet our answer TwiML was
+ * never fetched (or, on rows that do not record it, no second was talked): Twilio could not
+ * reach the service and ended the call itself, which is a failure, not a lead who hung up.
+ */
+export function lookupEvent(state: CarrierState, call: LookedUpCall): TwilioEvent {
+  const silent = (call.durationSeconds ?? 0) === 0
+  const unreachable = state.answerServed === false || (state.answerServed === undefined && silent)
+  return { kind: 'status', callStatus: call.status, callDuration: call.durationSeconds, answeredBy: call.answeredBy, unreachable }
 }
 
 function eventOf(step: CallbackStep, leg: number | null, params: Record<string, string>): TwilioEvent | null {
@@ -176,6 +194,10 @@ function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, 
     case 'busy':
       return { ...base, outcome: 'busy', note: 'The line was busy.' }
     case 'failed':
+      if (ended.unreachable) {
+        const note = 'Twilio ended the call while the service was unreachable: it answered, but the call\u2019s instructions could not be fetched.'
+        return { ...base, outcome: 'failed', note, carrierFault: 'unavailable' }
+      }
       return { ...base, outcome: 'failed', note: 'Twilio could not connect the call (CallStatus failed).' }
     case 'completed':
       break

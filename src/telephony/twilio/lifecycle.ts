@@ -12,8 +12,11 @@ export type Party = 'person' | 'machine'
 export type CarrierOutcome = 'completed' | 'no_answer' | 'busy' | 'failed'
 
 export type TwilioEvent =
-  /** StatusCallback: CallStatus, CallDuration (on completed), AnsweredBy (only with synchronous AMD). */
-  | { kind: 'status'; callStatus: string; callDuration?: number | null; answeredBy?: string | null }
+  /**
+   * StatusCallback: CallStatus, CallDuration (on completed), AnsweredBy (only with synchronous AMD).
+   * `unreachable`: looked up after the fact, and Twilio never got the call's TwiML from us.
+   */
+  | { kind: 'status'; callStatus: string; callDuration?: number | null; answeredBy?: string | null; unreachable?: boolean }
   /** AsyncAmdStatusCallback: AnsweredBy. */
   | { kind: 'amd'; answeredBy: string }
   /** A bridge leg's <Number> status callback said the SDR (or closer) picked up. */
@@ -37,7 +40,8 @@ export type Effect =
   /** Every SDR and closer was rung and nobody picked up. */
   | { type: 'nobody-took' }
   | { type: 'voicemail-left' }
-  | { type: 'ended'; outcome: CarrierOutcome; durationSeconds: number; carrierStatus: string }
+  /** `unreachable`: Twilio ended an answered call because it could not fetch our TwiML (the service was down). */
+  | { type: 'ended'; outcome: CarrierOutcome; durationSeconds: number; carrierStatus: string; unreachable?: true }
 
 export interface LifecycleState {
   stage: 'dialing' | 'ringing' | 'in-progress' | 'ended'
@@ -143,6 +147,14 @@ function onStatus(state: LifecycleState, event: Extract<TwilioEvent, { kind: 'st
   }
   const outcome = outcomeOf(s)
   if (outcome === null || state.stage === 'ended') return { state, effects: [] }
+  // Answered, but nobody was there to say what to do: no person or machine was heard, the call failed.
+  if (outcome === 'completed' && event.unreachable && state.answeredBy === null && partyOf(event.answeredBy) === null) {
+    const durationSeconds = Math.max(0, Math.floor(event.callDuration ?? 0))
+    return {
+      state: { ...state, stage: 'ended', outcome: 'failed', durationSeconds },
+      effects: [{ type: 'ended', outcome: 'failed', durationSeconds, carrierStatus: s, unreachable: true }],
+    }
+  }
   let step: Step = { state, effects: [] }
   // Twilio's 'completed' means the call was answered: if no answer was told yet (AMD never came), it was a person.
   if (outcome === 'completed' && state.answeredBy === null) step = answer({ ...state, stage: 'in-progress' }, event.answeredBy ?? 'unknown', [], false)

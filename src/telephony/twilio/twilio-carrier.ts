@@ -4,7 +4,7 @@ import type { Scheduler } from '../../jobs/scheduler'
 import { logger } from '../../log'
 import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
 import { callbackUrl, CALLBACK_STEPS, initialCarrierState, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
-import { applyEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
+import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { TwilioRestClient, type RestClientOptions, type TwilioAccount, type TwilioFailure } from './rest-client'
 import { formParams, validateTwilioRequest } from './signature'
 
@@ -208,7 +208,7 @@ export class TwilioCarrier implements Carrier {
     const call = fetched.value
     this.deps.transaction(() => {
       const current = this.deps.store.get(callId)!
-      const event = { kind: 'status' as const, callStatus: call.status, callDuration: call.durationSeconds, answeredBy: call.answeredBy }
+      const event = lookupEvent(current.state as CarrierState, call)
       // Still up at Twilio: nothing changes here, its callbacks go on. Ended: redirects that were
       // due no longer matter, and a recording callback sent while the process was down is lost
       // (the audio stays in the Twilio account): the service is told at once, without it.
