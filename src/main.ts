@@ -34,7 +34,7 @@ const CONFIG_FLAGS = {
   'public-url': { type: 'string' }, 'admin-token': { type: 'string' }, 'fake-clock': { type: 'boolean' },
   'sim-speed': { type: 'string' }, 'webhook-allow-private': { type: 'boolean' }, synchronous: { type: 'string' },
   'log-requests': { type: 'string' }, 'check-replies': { type: 'string' }, 'group-commits': { type: 'string' }, 'shutdown-grace-seconds': { type: 'string' },
-  'sqlite-cache-mb': { type: 'string' }, 'auth-failures-per-minute': { type: 'string' }, 'trust-proxy': { type: 'string' },
+  'sqlite-cache-mb': { type: 'string' }, 'auth-failures-per-minute': { type: 'string' }, 'account-failures': { type: 'string' }, 'trust-proxy': { type: 'string' },
   'api-version': { type: 'string' },
 } as const
 
@@ -99,8 +99,10 @@ async function main(argv: string[]): Promise<number> {
       if (existsSync(target)) throw new CliError(`${target} exists; choose a new file name`)
       if (!existsSync(config.databasePath)) throw new CliError(`No database at ${config.databasePath}`)
       const db = await open(config.databasePath)
-      // VACUUM INTO reads one consistent snapshot (WAL), so the service can keep writing.
-      db.sqlite.query('VACUUM INTO ?').run(target)
+      // The copy holds everything the database does: made 0600 before SQLite writes into it
+      // (VACUUM INTO takes an empty file), whatever the umask.
+      const { writePrivateBackup } = await import('./db/file-modes')
+      writePrivateBackup(target, () => db.sqlite.query('VACUUM INTO ?').run(target))
       db.sqlite.close()
       console.log(`Backed up ${config.databasePath} to ${target}`)
       return 0

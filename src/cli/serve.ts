@@ -1,5 +1,6 @@
 import { createHandler } from '../app'
 import { withBoundPort, type Config } from '../config'
+import { synchronousOf } from '../db/client'
 import { logger } from '../log'
 import { createServices, type Services } from '../services'
 import { VERSION } from '../version'
@@ -30,7 +31,9 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
   const gateway = createHandler(services).handle
   handle = gateway
   const base = `http://${config.host}:${port}`
-  logger.info('listening', { url: base, version: VERSION, data_dir: config.dataDir, fake_clock: config.fakeClock })
+  logger.info('listening', {
+    url: base, version: VERSION, data_dir: config.dataDir, fake_clock: config.fakeClock, synchronous: synchronousOf(services.database.sqlite),
+  })
 
   const out: string[] = [`Dialer ${VERSION} listening on ${base}`, `  API docs:     ${base}/docs`]
   // The one secret the service ever prints: the admin token it minted on first boot, once, on

@@ -42,7 +42,10 @@ export const consoleKeyEventRoutes = (s: Services) => {
     })
     .get('/orgs/:org/keys', ({ request, params }) => ({ data: s.keys.listForOrg(owner(request, params.org).orgId, 200).map((k) => presentKey(k)) }), { params: orgParams, detail: hide })
     .post('/orgs/:org/keys', ({ request, params, body, set }) => {
-      const { key, secret } = s.keys.create(owner(request, params.org).orgId, body)
+      const orgId = owner(request, params.org).orgId
+      // An owner's limits stay at or below the operator's; the operator (admin token) sets any.
+      const by = sessionOf(request).identity.kind === 'user' ? 'owner' : 'operator'
+      const { key, secret } = s.keys.create(orgId, body, by)
       set.status = 201
       return { data: presentKey(key, secret) }
     }, { params: orgParams, body: CreateKeyBody, detail: hide })

@@ -1,9 +1,8 @@
 import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { CacheRegistry, describeCache } from '../cache-registry'
 import { logger } from '../log'
+import { createPrivateFile, restrictDatabaseFiles } from './file-modes'
 import * as schema from './schema'
 import type { CheckpointerStart } from './checkpointer.worker'
 
@@ -71,6 +70,7 @@ export interface DatabaseHandle {
 }
 
 export interface OpenOptions {
+  /** Unset: FULL (a power cut loses no commit a client was told about). */
   synchronous?: 'NORMAL' | 'FULL'
   /** The page cache of this connection in MB; unset: SQLite's default (2 MB). */
   cacheMb?: number
@@ -117,18 +117,20 @@ export function withStatementCache(sqlite: Database): Database {
 }
 
 export function openDatabase(path: string, options: OpenOptions = {}): DatabaseHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') createPrivateFile(path)
   const sqlite = new Database(path, { create: true, strict: true })
   // WAL: readers never block the writer, and a reader (backup) can copy while we serve.
   sqlite.run('PRAGMA journal_mode = WAL')
-  sqlite.run(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`)
+  if (path !== ':memory:') restrictDatabaseFiles(path)
+  const synchronous = options.synchronous ?? 'FULL'
+  sqlite.run(`PRAGMA synchronous = ${synchronous}`)
   sqlite.run('PRAGMA foreign_keys = ON')
   // A second process (the backup command) may hold a lock briefly; wait rather than fail.
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA temp_store = MEMORY')
   // Negative: a size in KiB rather than in pages.
   if (options.cacheMb !== undefined) sqlite.run(`PRAGMA cache_size = -${Math.round(options.cacheMb * 1024)}`)
-  const checkpointer = path === ':memory:' ? null : startCheckpointer(sqlite, path, options.synchronous ?? 'NORMAL', options.wal)
+  const checkpointer = path === ':memory:' ? null : startCheckpointer(sqlite, path, synchronous, options.wal)
   const db = drizzle(withStatementCache(sqlite), { schema })
   const caches = new CacheRegistry()
   let depth = 0
@@ -363,4 +365,12 @@ function startCheckpointer(sqlite: Database, path: string, synchronous: string, 
     fallBack()
     return null
   }
+}
+
+const SYNCHRONOUS_NAMES = ['OFF', 'NORMAL', 'FULL', 'EXTRA']
+
+/** The connection's `PRAGMA synchronous` as SQLite reports it (the start-up log line shows it). */
+export function synchronousOf(sqlite: Database): string {
+  const row = sqlite.query<{ synchronous: number }, []>('PRAGMA synchronous').get()
+  return row ? (SYNCHRONOUS_NAMES[row.synchronous] ?? String(row.synchronous)) : 'unknown'
 }

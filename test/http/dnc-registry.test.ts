@@ -24,8 +24,8 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-function upload(body: string, headers: Record<string, string> = {}): Promise<Reply> {
-  return h.call('POST', '/api/v1/admin/dnc_registry', {
+function upload(body: string, headers: Record<string, string> = {}, query = ''): Promise<Reply> {
+  return h.call('POST', `/api/v1/admin/dnc_registry${query}`, {
     rawBody: body,
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain', ...headers },
   })
@@ -106,7 +106,8 @@ describe('POST /admin/dnc_registry', () => {
 
 describe('the registry at intake and POST /calls', () => {
   beforeAll(async () => {
-    const r = await upload(`${LISTED.slice(2)}\n${LISTED_TEST.slice(2)}\n`)
+    // The large file of the tests above is replaced by two numbers: past the shrink guard.
+    const r = await upload(`${LISTED.slice(2)}\n${LISTED_TEST.slice(2)}\n`, {}, '?force=true')
     expect(r.status).toBe(200)
   })
 

@@ -1,7 +1,7 @@
 import { describeCache, type CacheRegistry } from '../../cache-registry'
 import type { CampaignStore } from '../../db/stores/campaign-store'
 import type { ApiKeyRow, KeyStore } from '../../db/stores/key-store'
-import type { OrgStore } from '../../db/stores/org-store'
+import type { OrgRow, OrgStore } from '../../db/stores/org-store'
 import { invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import { authEntry, mintKey, type AuthEntry } from './api-keys'
@@ -25,6 +25,33 @@ export interface KeyPatch extends Partial<Omit<KeyInput, 'mode'>> {
 
 // Defaults from the spec's Limits table and DESIGN.md "Admin API".
 const DEFAULTS = { max_concurrent: 20, requests_per_minute: 120, burst: 20, leads_per_minute: 60 }
+
+/**
+ * Who sets a key's limits: the operator (admin API and CLI, the console signed in with the
+ * admin token) or an organization's owner in the console, who may only stay at or below the
+ * operator's numbers (ownerCeilings).
+ */
+export type KeyAuthor = 'operator' | 'owner'
+
+type LimitField = 'requests_per_minute' | 'burst' | 'leads_per_minute' | 'max_concurrent'
+
+/**
+ * The most an owner may give a key: requests a minute up to the organization's plan (the
+ * operator's number for the whole organization); the others up to the defaults every key gets
+ * from the operator, as there is no per-organization number for them.
+ */
+export function ownerCeilings(org: Pick<OrgRow, 'planRequestsPerMinute'>): Record<LimitField, number> {
+  return {
+    requests_per_minute: org.planRequestsPerMinute,
+    burst: DEFAULTS.burst,
+    leads_per_minute: DEFAULTS.leads_per_minute,
+    max_concurrent: DEFAULTS.max_concurrent,
+  }
+}
+
+const LIMIT_NAMES: Record<LimitField, string> = {
+  requests_per_minute: 'requests a minute', burst: 'burst', leads_per_minute: 'new leads a minute', max_concurrent: 'requests at once',
+}
 
 const AUTH_KEYS = describeCache({
   name: 'auth-keys',
@@ -61,13 +88,27 @@ export function keyService(deps: { keys: KeyStore; orgs: OrgStore; campaigns: Ca
     if (value == null) return value
     const at = Date.parse(value)
     if (Number.isNaN(at)) throw invalid('expires_at must be an ISO 8601 date-time.', 'expires_at')
+    // A key expired from its first moment would be a key that never works.
+    if (at <= clock.now()) throw invalid('expires_at is not in the future; give a later time, or null for a key that does not expire.', 'expires_at')
     return at
+  }
+
+  function checkOwnerLimits(org: OrgRow, input: Partial<Record<LimitField, number>>): void {
+    const ceilings = ownerCeilings(org)
+    for (const field of Object.keys(ceilings) as LimitField[]) {
+      const value = input[field]
+      if (value !== undefined && value > ceilings[field]) {
+        throw invalid(`${field} (${LIMIT_NAMES[field]}) may be at most ${ceilings[field]} when set in the console; ask the operator for more.`, field)
+      }
+    }
   }
 
   return {
     /** Returns the stored key and its secret, which is never available again. */
-    create(orgId: string, input: KeyInput): { key: ApiKeyRow; secret: string } {
-      if (!orgs.get(orgId)) throw notFound('No such organization')
+    create(orgId: string, input: KeyInput, by: KeyAuthor = 'operator'): { key: ApiKeyRow; secret: string } {
+      const org = orgs.get(orgId)
+      if (!org) throw notFound('No such organization')
+      if (by === 'owner') checkOwnerLimits(org, input)
       const minted = mintKey(input.mode)
       const now = clock.now()
       const key = keys.insert({

@@ -42,6 +42,26 @@ const PAUSE_NUMBERS = 1_000_000
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/** Lists smaller than this may shrink freely (a test list, a first small import). */
+export const SHRINK_GUARD_MIN = 1000
+
+const count = (n: number) => n.toLocaleString('en-US')
+
+/**
+ * Refuses (409 registry_shrink) to replace a list of SHRINK_GUARD_MIN numbers or more with one
+ * under half its size, unless forced: a truncated or wrong download must not silently empty the
+ * registry. `list` names the list being replaced, so each list is judged against its own size.
+ */
+export function checkShrink(list: string, current: number, next: number, force: boolean): void {
+  if (force || current < SHRINK_GUARD_MIN || next * 2 >= current) return
+  throw new ApiError(
+    'registry_shrink',
+    `The file holds ${count(next)} numbers where the ${list} list in use holds ${count(current)}: importing it would drop more than half of the list, ` +
+      'so nothing was changed. Check the file; to replace the list anyway, send it again with force=true (dialer admin registry import --force).',
+    { param: 'body' },
+  )
+}
+
 /**
  * The registry service: the in-memory index (loaded from SQLite at boot), imports that
  * replace it, and the lookups. An import parses the file as it streams in, writes the new
@@ -79,7 +99,7 @@ export function nationalRegistry(deps: { store: RegistryStore; clock: Clock }) {
      * the list. One import at a time (a second is 429: each holds the whole list in memory).
      * A file with no good number is refused and changes nothing.
      */
-    async import(chunks: AsyncIterable<Uint8Array>): Promise<RegistryImportReport> {
+    async import(chunks: AsyncIterable<Uint8Array>, options: { force?: boolean } = {}): Promise<RegistryImportReport> {
       if (importing) {
         throw new ApiError('rate_limited', 'A registry import is already running; retry once it has finished.', {
           retryAfter: 30,
@@ -126,6 +146,7 @@ export function nationalRegistry(deps: { store: RegistryStore; clock: Clock }) {
           const why = lines === 0 ? 'The file is empty' : `None of its ${lines} lines holds a valid 10-digit US number`
           throw invalid(`${why}; the registry was not changed (send one 10-digit number per line).`, 'body')
         }
+        checkShrink('national', index.total, total, options.force === true)
         const at = clock.now()
         store.replace(areas.map(([areaCode, subscribers]) => ({ areaCode, subscribers })), {
           importedAt: at, total, lines, rejected: rejectedCount, duplicates,
