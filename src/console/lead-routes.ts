@@ -3,7 +3,8 @@ import { requireConsolePermission } from '../domain/console/console-access'
 import { classifyPhone } from '../domain/phone/phone-number'
 import { markRoute } from '../http/pipeline'
 import type { Services } from '../services'
-import { principalOf } from './context'
+import type { ConsoleLimiter } from './console-limits'
+import { principalOf, sessionOf } from './context'
 
 const hide = { hide: true }
 const leadParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }) })
@@ -11,10 +12,12 @@ const leadParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ 
 /**
  * Leads in the console (issue 19): search by name, phone, email or external id; one lead with
  * why it waits (the contactability explanation), its calls and events; "call now" through the
- * same rules as POST /calls.
+ * same rules as POST /calls. A session runs one search at a time (the lease is given back once
+ * the reply is out).
  */
-export const consoleLeadRoutes = (s: Services) => {
+export const consoleLeadRoutes = (s: Services, limits: ConsoleLimiter) => {
   const principal = principalOf(s)
+  const searching = new WeakMap<Request, string>()
   return new Elysia()
     .onTransform(markRoute)
     .get('/orgs/:org/leads', ({ request, params, query }) => {
@@ -26,6 +29,9 @@ export const consoleLeadRoutes = (s: Services) => {
         const rows = s.leads.list(who, { startingAfter: query.starting_after || undefined }, limit + 1)
         return { data: rows.slice(0, limit).map((row) => s.leads.view(row)), has_more: rows.length > limit }
       }
+      const session = sessionOf(request).tokenHash
+      limits.startSearch(session)
+      searching.set(request, session)
       const phone = classifyPhone(q)
       const e164 = phone.kind === 'domestic' || phone.kind === 'fictional' ? phone.e164 : null
       const ids = s.stores.console.searchLeads(who.orgId, { e164, text: q }, limit + 1, query.starting_after || null)
@@ -33,6 +39,10 @@ export const consoleLeadRoutes = (s: Services) => {
     }, {
       params: t.Object({ org: t.String({ format: 'uuid' }) }),
       query: t.Object({ q: t.Optional(t.String({ maxLength: 200 })), starting_after: t.Optional(t.String({ maxLength: 64 })), limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })) }),
+      afterResponse: ({ request }) => {
+        const session = searching.get(request)
+        if (session !== undefined) limits.endSearch(session)
+      },
       detail: hide,
     })
     .get('/orgs/:org/leads/:id', ({ request, params }) => {

@@ -254,5 +254,18 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nCREATE INDEX `lead_imports_resume` ON `lead_imports` (`org_id`,`campaign_id`,`file_sha256`);",
       "\nALTER TABLE `console_sessions` ADD `admin_epoch` text;"
     ]
+  },
+  {
+    "tag": "0018_lead_search",
+    "folderMillis": 1795787932553,
+    "hash": "4684b920b619ea42d62b2f7723274d04e19470a29847e9fbdb3bca8316047ff7",
+    "bps": true,
+    "sql": [
+      "-- Console lead search by name, email or external id (any part of them, three characters or\n-- more): an FTS5 trigram index over the leads table's own rows (external content, by the\n-- table's rowid), so nothing is stored twice. New leads are indexed in the background, in\n-- rowid order up to a mark (lead_search_state): a trigger on every insert doubled the cost of\n-- writing a lead. Search reads the few leads past the mark without the index.\nCREATE VIRTUAL TABLE lead_search USING fts5(name, email, external_id, content='leads', content_rowid='rowid', tokenize='trigram', detail='full');\n",
+      "\nCREATE TABLE `lead_search_state` (\n\t`id` integer PRIMARY KEY NOT NULL,\n\t`indexed_to` integer NOT NULL,\n\tCONSTRAINT \"lead_search_state_one_row\" CHECK(\"lead_search_state\".\"id\" = 1)\n);\n",
+      "\nINSERT INTO lead_search_state (id, indexed_to) VALUES (1, 0);\n",
+      "\n-- Only a change of a searched column of an indexed lead touches the index, never the status\n-- changes the dialer makes all day.\nCREATE TRIGGER lead_search_update AFTER UPDATE OF name, email, external_id ON leads\nWHEN OLD.rowid <= (SELECT indexed_to FROM lead_search_state WHERE id = 1)\nBEGIN\n  INSERT INTO lead_search (lead_search, rowid, name, email, external_id) VALUES ('delete', OLD.rowid, OLD.name, OLD.email, OLD.external_id);\n  INSERT INTO lead_search (rowid, name, email, external_id) VALUES (NEW.rowid, NEW.name, NEW.email, NEW.external_id);\nEND;\n",
+      "\n-- A deleted lead leaves the index; and SQLite gives rowids past the newest remaining row out\n-- again, so the mark comes back to that row (a new lead is then always past the mark).\nCREATE TRIGGER lead_search_delete AFTER DELETE ON leads\nBEGIN\n  INSERT INTO lead_search (lead_search, rowid, name, email, external_id)\n    SELECT 'delete', OLD.rowid, OLD.name, OLD.email, OLD.external_id WHERE OLD.rowid <= (SELECT indexed_to FROM lead_search_state WHERE id = 1);\n  UPDATE lead_search_state SET indexed_to = (SELECT coalesce(max(rowid), 0) FROM leads)\n    WHERE id = 1 AND indexed_to > (SELECT coalesce(max(rowid), 0) FROM leads);\nEND;\n"
+    ]
   }
 ]

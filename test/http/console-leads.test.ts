@@ -16,7 +16,10 @@ async function call(method: string, path: string, session?: { cookie: string; cs
   if (session) Object.assign(headers, { cookie: session.cookie, 'x-csrf-token': session.csrf })
   const r = await h.app.handle(new Request(`http://127.0.0.1${path}`, { method, headers }))
   await h.services.database.pendingCommit()
-  return { status: r.status, body: (await r.json()) as any }
+  const body = (await r.json()) as any
+  // A search's lease is given back once its reply is out (after this turn): as a browser's next request would.
+  await Bun.sleep(1)
+  return { status: r.status, body }
 }
 async function signIn(email: string, password: string) {
   const r = await h.app.handle(new Request('http://127.0.0.1/console/api/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) }))
@@ -43,8 +46,10 @@ describe('console leads', () => {
     ['EXAMPLE.COM', ['Bob 100% Real', 'Ann Lee']],
     ['crm-2', ['Bob 100% Real']],
     ['100%', ['Bob 100% Real']],
-    ['%', ['Bob 100% Real']],
+    // Under three characters: an external id, exactly (a trigram index needs three).
+    ['%', []],
     ['_', []],
+    ['cr', []],
     ['nobody', []],
   ])('search %p finds %p', async (q, names) => {
     const sdr = await signIn('sdr@acme.example', 'sdr password 12345')
@@ -71,5 +76,82 @@ describe('console leads', () => {
     expect((await call('GET', `/console/api/orgs/${other}/leads/${leads['Ann Lee']}`, them)).status).toBe(404)
     expect((await call('POST', `/console/api/orgs/${other}/leads/${leads['Ann Lee']}/call_now`, them)).status).toBe(404)
     expect((await call('GET', `/console/api/orgs/${other}/leads?q=ann`, them)).body.data).toEqual([])
+  })
+
+  test('a term under three characters finds an external id exactly', async () => {
+    await h.api('POST', '/leads', { key: live, body: { campaign_id: campaignId, phone: '+12125552003', name: 'Cy Short', external_id: 'A7' } })
+    const sdr = await signIn('sdr@acme.example', 'sdr password 12345')
+    expect((await call('GET', `/console/api/orgs/${orgId}/leads?q=A7`, sdr)).body.data.map((l: any) => l.name)).toEqual(['Cy Short'])
+    const one = await call('GET', `/console/api/orgs/${orgId}/leads?q=A`, sdr)
+    expect(one.body).toEqual({ data: [], has_more: false })
+  })
+})
+
+describe('search reaches every lead of the organization (the trigram index)', () => {
+  let phones = 0
+  const insertLeads = (rows: { name: string; email: string; external: string }[]) => {
+    const db = h.services.database.sqlite
+    const insert = db.prepare(
+      `INSERT INTO leads (id, org_id, campaign_id, livemode, phone, name, email, external_id, fields, lead_source, status, call_now, queued_at, late, attempts, last_posted_at, created, updated)
+       VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, '{}', 'import', 'done', 0, 1, 0, 0, 1, 1, 1)`,
+    )
+    const ids: string[] = []
+    h.services.database.transaction(() => {
+      for (const row of rows) {
+        const id = Bun.randomUUIDv7()
+        ids.push(id)
+        insert.run(id, orgId, campaignId, `+1646${String(2_000_000 + phones++).padStart(7, '0')}`, row.name, row.email, row.external)
+      }
+    })
+    return ids
+  }
+
+  test('the oldest of 60,000 leads by any part of name, email or external id; one not yet indexed too; renamed ones by their new name', async () => {
+    const [oldest] = insertLeads([{ name: 'Quentin Marlowe', email: 'qmarlowe@oldmail.example', external: 'legacy-00042' }])
+    insertLeads(Array.from({ length: 60_000 }, (_, i) => ({ name: `Filler ${i}`, email: `filler${i}@example.com`, external: `fill-${i}` })))
+    expect(h.services.searchIndex.catchUp()).toBeGreaterThanOrEqual(60_001)
+    const [fresh] = insertLeads([{ name: 'Quentin Fresh', email: 'fresh@newmail.example', external: 'new-77' }])
+    const sdr = await signIn('sdr@acme.example', 'sdr password 12345')
+    const ids = async (q: string) => (await call('GET', `/console/api/orgs/${orgId}/leads?q=${encodeURIComponent(q)}`, sdr)).body.data.map((l: any) => l.id)
+    expect(await ids('ntin marl')).toEqual([oldest])
+    expect(await ids('OLDMAIL.EX')).toEqual([oldest])
+    expect(await ids('acy-000')).toEqual([oldest])
+    // Newest first: the one past the index's mark, then the indexed one.
+    expect(await ids('quentin')).toEqual([fresh, oldest])
+    h.services.database.sqlite.run("UPDATE leads SET name = 'Zora Quill' WHERE id = ?", [oldest!])
+    expect(await ids('zora q')).toEqual([oldest])
+    expect(await ids('ntin marl')).toEqual([])
+    expect(await ids('filler 5999')).toHaveLength(11)
+  })
+})
+
+describe('console limits per session', () => {
+  test('600 requests a minute with a burst of 100: the 101st at once is 429 with Retry-After; another session is not affected', async () => {
+    const sdr = await signIn('sdr@acme.example', 'sdr password 12345')
+    for (let i = 0; i < 100; i++) expect((await call('GET', '/console/api/session', sdr)).status).toBe(200)
+    const r = await h.app.handle(new Request('http://127.0.0.1/console/api/session', { headers: { cookie: sdr.cookie } }))
+    expect(r.status).toBe(429)
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(((await r.json()) as any).error).toMatchObject({ code: 'rate_limited', reason: 'console_session' })
+    const other = await signIn('sdr@acme.example', 'sdr password 12345')
+    expect((await call('GET', '/console/api/session', other)).status).toBe(200)
+    // The bucket refills at 10 a second.
+    await h.advance(1)
+    expect((await call('GET', '/console/api/session', sdr)).status).toBe(200)
+  })
+
+  test('one search at a time per session: a second one while the first is answering is 429; after it, searching works again', async () => {
+    const sdr = await signIn('sdr@acme.example', 'sdr password 12345')
+    const search = () => h.app.handle(new Request(`http://127.0.0.1/console/api/orgs/${orgId}/leads?q=example`, { headers: { cookie: sdr.cookie } }))
+    const replies = await Promise.all([search(), search()])
+    expect(replies.map((r) => r.status)).toEqual([200, 429])
+    expect(replies[1]!.headers.get('retry-after')).toBe('1')
+    expect(((await replies[1]!.json()) as any).error.reason).toBe('console_search')
+    await Bun.sleep(10)
+    expect((await search()).status).toBe(200)
+    // Another session searches meanwhile.
+    const other = await signIn('sdr@acme.example', 'sdr password 12345')
+    const both = await Promise.all([search(), h.app.handle(new Request(`http://127.0.0.1/console/api/orgs/${orgId}/leads?q=example`, { headers: { cookie: other.cookie } }))])
+    expect(both.map((r) => r.status)).toEqual([200, 200])
   })
 })

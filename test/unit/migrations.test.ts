@@ -54,7 +54,10 @@ describe('migrate()', () => {
       const names = database.sqlite
         .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != '__drizzle_migrations' ORDER BY name")
         .all() as { name: string }[]
-      const created = names.map(({ name }) => ({
+      // FTS5 tables (lead_search) and their shadow tables are SQLite's, not the schema's.
+      const virtual = (database.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all() as { name: string }[]).map((v) => v.name)
+      const ftsTable = (name: string) => virtual.some((v) => name === v || ['data', 'idx', 'docsize', 'config', 'content'].some((suffix) => name === `${v}_${suffix}`))
+      const created = names.filter(({ name }) => !ftsTable(name)).map(({ name }) => ({
         name,
         columns: (database.sqlite.query(`PRAGMA table_info(\`${name}\`)`).all() as { name: string }[]).map((c) => c.name).sort(),
       }))
