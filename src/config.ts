@@ -14,12 +14,16 @@ export interface Config {
   readonly fakeClock: boolean
   readonly simSpeed: number
   readonly webhookAllowPrivate: boolean
+  /** DIALER_CARRIER_ALLOW_PRIVATE: a carrier's api_base_url may be a private address literal. */
+  readonly carrierAllowPrivate: boolean
   readonly synchronous: 'NORMAL' | 'FULL'
   /** SQLite's page cache of the main connection, in MB. */
   readonly sqliteCacheMb: number
   /** Writes of one event-loop turn share one SQLite commit; replies wait for it. */
   readonly groupCommits: boolean
   readonly authFailuresPerMinute: number
+  /** Failed sign-ins (or admin tokens) per account that close it for a sliding 15 minutes (DIALER_ACCOUNT_FAILURES). */
+  readonly accountFailures: number
   /** Proxies in front of the service whose X-Forwarded-For entries are trusted (DIALER_TRUST_PROXY). */
   readonly trustedProxyHops: number
   readonly logRequests: boolean
@@ -66,6 +70,9 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   const simSpeed = number(pick('sim-speed', 'DIALER_SIM_SPEED') ?? '1', 'DIALER_SIM_SPEED', 0.0001, 1_000_000)
   // Off: webhook URLs resolving to loopback/private/link-local/metadata addresses are refused.
   const webhookAllowPrivate = flag(pick('webhook-allow-private', 'DIALER_WEBHOOK_ALLOW_PRIVATE') ?? '0', 'DIALER_WEBHOOK_ALLOW_PRIVATE')
+  // Off: a carrier api_base_url that is a private, link-local or other special-purpose address
+  // (loopback stays allowed) is refused. Environment only: no flag.
+  const carrierAllowPrivate = flag(env.DIALER_CARRIER_ALLOW_PRIVATE ?? '0', 'DIALER_CARRIER_ALLOW_PRIVATE')
   // FULL: every commit is fsynced before the reply, so a power cut or OS crash loses nothing a
   // client was told is stored. NORMAL (WAL) skips that fsync: a crash of the process still
   // loses nothing, but a power cut may roll back the last acknowledged commits.
@@ -86,6 +93,9 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
     pick('auth-failures-per-minute', 'DIALER_AUTH_FAILURES_PER_MINUTE') ?? '20',
     'DIALER_AUTH_FAILURES_PER_MINUTE', 20, 1_000_000,
   )
+  // 10 failed sign-ins per account (an email, or the admin token) in a sliding 15 minutes close
+  // it to every attempt, right or wrong, from any address. Tests that fuzz sign-in raise it.
+  const accountFailures = integer(pick('account-failures', 'DIALER_ACCOUNT_FAILURES') ?? '10', 'DIALER_ACCOUNT_FAILURES', 1, 1_000_000)
   // 0: the client address is the socket's peer. N: the service is reached only through N proxies
   // you run, each appending to X-Forwarded-For; the client is the Nth address from its right end
   // (the left end is whatever the client wrote). 0 to 10.
@@ -113,7 +123,7 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
 
   return Object.freeze({
     port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
-    webhookAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, trustedProxyHops,
+    webhookAllowPrivate, carrierAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, accountFailures, trustedProxyHops,
     logRequests, checkReplies, apiVersion, shutdownGraceMs, secretKey,
   })
 }

@@ -4,6 +4,7 @@ import { createStores, type Stores } from './db/stores'
 import { adminToken, type AdminToken } from './domain/access/admin-token'
 import { accountService, type AccountService } from './domain/console/accounts'
 import { sessionService, type SessionService } from './domain/console/sessions'
+import { leadSearchIndexer, type LeadSearchIndexer } from './domain/console/lead-search-indexer'
 import { keyService, type KeyService } from './domain/access/key-service'
 import { campaignService, type CampaignService } from './domain/campaigns/campaign-service'
 import { dncService, type DncService } from './domain/dnc/dnc-service'
@@ -29,13 +30,16 @@ import { webhookService, type WebhookService } from './domain/webhooks/webhook-s
 import { RequestTally } from './domain/usage/request-tally'
 import { usageService, type UsageService } from './domain/usage/usage-service'
 import { exportService, type ExportService } from './domain/exports/export-service'
+import { importService, type ImportService } from './domain/imports/import-service'
 import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
+import { tokenContext } from './domain/orgs/carrier-settings'
 import { secretBox } from './domain/secrets/secret-box'
-import { loadSecretKey } from './domain/secrets/secret-key-file'
+import { loadSecretKey, type LoadedSecretKey } from './domain/secrets/secret-key-file'
 import { IdempotencyGuard } from './http/idempotency'
 import { Metrics } from './http/metrics'
-import { ConcurrencyGate, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
+import { ConcurrencyGate, FailureWindow, MinuteCounter, RequestRateLimiter } from './http/rate-limit'
+import { ACCOUNT_WINDOW_MS, guessGuard, type GuessGuard } from './domain/access/guess-guard'
 import { FakeClock, systemClock, type Clock } from './jobs/clock'
 import { FakeScheduler, RealScheduler, type Scheduler } from './jobs/scheduler'
 import { logger } from './log'
@@ -75,11 +79,20 @@ export interface Services {
   readonly tally: RequestTally
   readonly usage: UsageService
   readonly exports: ExportService
+  /** Lead CSV imports' records (the import itself is leads.importCsv). */
+  readonly imports: ImportService
   readonly metrics: Metrics
+  /** The console's lead search index, filled in the background (src/domain/console/lead-search-indexer.ts). */
+  readonly searchIndex: LeadSearchIndexer
   readonly limits: {
     readonly requests: RequestRateLimiter
     readonly concurrency: ConcurrencyGate
     readonly authFailures: MinuteCounter
+    /** Console sign-ins and admin tokens tried, per address and per account (guess-guard.ts). */
+    readonly guessFailures: MinuteCounter
+    readonly accountFailures: FailureWindow
+    /** Console sign-in and the admin token: refused unread over the address's or the account's budget. */
+    readonly guesses: GuessGuard
     readonly newLeads: MinuteCounter
   }
   readonly idempotency: IdempotencyGuard
@@ -101,9 +114,6 @@ export interface ServiceOptions {
 
 export function createServices(config: Readonly<Config>, options: ServiceOptions = {}): Services {
   const metrics = new Metrics()
-  // Before the database: a key file that is malformed or readable by others stops the start here.
-  const secretKey = loadSecretKey(config)
-  if (secretKey.source === 'minted') logger.info('secret_key_minted', { path: secretKey.path })
   const database = openDatabase(config.databasePath, {
     synchronous: config.synchronous,
     groupCommits: config.groupCommits,
@@ -113,6 +123,16 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   })
   migrate(database)
   const stores = createStores(database)
+  // A key file that is malformed or readable by others, or a key (or missing file) that cannot
+  // open the carrier tokens sealed in the database, stops the start here.
+  let secretKey: LoadedSecretKey
+  try {
+    secretKey = loadSecretKey(config, () => stores.orgs.sealedTokens().map((t) => ({ sealed: t.sealed, context: tokenContext(t.orgId) })))
+  } catch (error) {
+    database.close()
+    throw error
+  }
+  if (secretKey.source === 'minted') logger.info('secret_key_minted', { path: secretKey.path })
 
   const fakeClock = config.fakeClock ? new FakeClock(options.fakeStart) : null
   const clock: Clock = fakeClock ?? systemClock
@@ -126,9 +146,18 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const transaction = stores.transaction
   const operatorToken = adminToken(stores.settings, config.adminToken)
   const accounts = accountService({ console: stores.console, orgs: stores.orgs, clock, transaction })
-  const sessions = sessionService({ console: stores.console, adminToken: operatorToken, clock, transaction })
+  const guessFailures = new MinuteCounter(clock)
+  const accountFailures = new FailureWindow(clock, config.accountFailures, ACCOUNT_WINDOW_MS)
+  const guesses = guessGuard({ addresses: guessFailures, accounts: accountFailures, perAddress: config.authFailuresPerMinute, clock })
+  const searchIndex = leadSearchIndexer({ store: stores.console, standalone: (work) => database.standalone(work) })
+  // On the fake clock (tests) search reads unindexed leads directly; tests index with catchUp().
+  if (!fakeClock) searchIndex.start()
+  const sessions = sessionService({ console: stores.console, adminToken: operatorToken, guesses, clock, transaction })
   const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock, caches: database.caches })
-  const orgs = orgService({ orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets: secretBox(secretKey.key), transaction })
+  const orgs = orgService({
+    orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets: secretBox(secretKey.key), transaction,
+    openCarrierCalls: (orgId) => stores.carrierCalls.openCount(orgId), carrierAllowPrivate: config.carrierAllowPrivate,
+  })
   const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
   const dnc = dncService({ dnc: stores.dnc, clock, transaction })
   const registry = nationalRegistry({ store: stores.registry, clock })
@@ -142,12 +171,14 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const usage = usageService({ stores, clock, tally })
   // Read by the leads (wait estimates) and forgotten by the dialer as calls end.
   const handleTimes = new HandleTimes({ calls: stores.calls, clock, caches: database.caches })
+  const imports = importService({ imports: stores.imports, clock })
   const leads = leadService({
     stores, campaigns, dnc, registry, events, queues, scheduler, clock, newLeads,
     calls: callActivity(stores.calls),
     handleTimes,
     spendCap: usage,
     onRefused: (code) => metrics.intakeRefusals.inc(code),
+    imports,
   })
   const carrier = new SimulatedCarrier({ clock, scheduler, speed: config.simSpeed })
   const recordings = recordingFiles(config.dataDir)
@@ -246,6 +277,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
 
   const exports = exportService({ stores, clock, links, dataDir: config.dataDir })
   exports.recover()
+  // An import cut short by a stop is interrupted: the same file sent again resumes it.
+  const interruptedImports = transaction(() => imports.interruptRunning())
+  if (interruptedImports > 0) logger.info('imports_interrupted', { imports: interruptedImports })
   scheduler.every({
     name: 'export_cleanup',
     // Hourly: export files are removed once their 24-hour link has expired.
@@ -309,6 +343,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     adminToken: operatorToken,
     accounts,
     sessions,
+    searchIndex,
     orgs,
     keys,
     campaigns,
@@ -328,11 +363,15 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     tally,
     usage,
     exports,
+    imports,
     metrics,
     limits: {
       requests: new RequestRateLimiter(clock),
       concurrency: new ConcurrencyGate(),
       authFailures: new MinuteCounter(clock),
+      guessFailures,
+      accountFailures,
+      guesses,
       newLeads,
     },
     idempotency,
@@ -346,6 +385,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
       deliveries.stop()
       twilio.stop()
       scheduler.stop()
+      searchIndex.stop()
       database.close()
     },
   }

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import { localDateOf, zonedTime } from '../domain/calling-hours/calling-window'
-import { requireConsolePermission } from '../domain/console/console-access'
+import { consolePrincipal, requireConsolePermission } from '../domain/console/console-access'
 import type { ConsoleSession } from '../domain/console/sessions'
 import { ApiError } from '../errors'
-import { CONSOLE_API_PREFIX, SESSION_COOKIE } from '../http/console-door'
+import { CONSOLE_API_PREFIX, isHttps, SESSION_COOKIE, sessionCookieName } from '../http/console-door'
 import { markRoute } from '../http/pipeline'
 import { stateOf } from '../http/request-state'
 import { iso } from '../jobs/clock'
@@ -16,6 +16,9 @@ import { consoleLeadRoutes } from './lead-routes'
 import { consolePeopleRoutes } from './people-routes'
 import { consoleUsageRoutes } from './usage-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
+import { boardHub, type BoardSubscriber } from './board-stream'
+import { ConsoleLimiter } from './console-limits'
+import { cookieOf } from '../http/console-door'
 import { principalOf, sessionOf } from './context'
 
 const orgParams = t.Object({ org: t.String({ format: 'uuid' }) })
@@ -31,9 +34,14 @@ const BOARD_EVERY_MS = 2_000
  * goes through the same services and rules as an API key of it (consolePrincipal).
  */
 export const consoleRoutes = (s: Services) => {
-  const secure = s.config.publicUrl.startsWith('https:')
-  const cookie = (value: string, maxAge?: number) =>
-    `${SESSION_COOKIE}=${value}; Path=/console; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}${maxAge === undefined ? '' : `; Max-Age=${maxAge}`}`
+  const secure = isHttps(s.config.publicUrl)
+  // On https a __Host- cookie for the whole host (see console-door.ts); a dialer_session left
+  // from before, under /console, is cleared with it, or the two together would be refused.
+  const cookie = (value: string, maxAge?: number): string | string[] => {
+    const age = maxAge === undefined ? '' : `; Max-Age=${maxAge}`
+    if (!secure) return `${SESSION_COOKIE}=${value}; Path=/console; HttpOnly; SameSite=Strict${age}`
+    return [`${sessionCookieName(s.config.publicUrl)}=${value}; Path=/; HttpOnly; SameSite=Strict; Secure${age}`, `${SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Strict; Secure; Max-Age=0`]
+  }
   const me = (session: ConsoleSession) => {
     const identity = session.identity
     const orgs = identity.kind === 'operator' ? s.orgs.list(200) : [s.orgs.get(identity.user.orgId)]
@@ -58,30 +66,35 @@ export const consoleRoutes = (s: Services) => {
       }
     })
   }
+  const limits = new ConsoleLimiter(s.clock)
+  const boards = boardHub({ board, at: () => iso(s.clock.now()), everyMs: BOARD_EVERY_MS })
 
   return new Elysia({ prefix: CONSOLE_API_PREFIX })
     .onTransform(markRoute)
+    // Every console request but sign-in counts against its session's budget (console-limits.ts).
+    .onTransform(({ request }) => {
+      const session = stateOf(request)?.console
+      if (session) limits.take(session.tokenHash)
+    })
     .use(consoleCallRoutes(s))
     .use(consoleDncRoutes(s))
     .use(consoleWebhookRoutes(s))
     .use(consoleImportRoutes(s))
-    .use(consoleLeadRoutes(s))
+    .use(consoleLeadRoutes(s, limits))
     .use(consoleKeyEventRoutes(s))
     .use(consoleUsageRoutes(s))
     .use(consolePeopleRoutes(s))
     .post('/session', async ({ body, request, set }) => {
-      const state = stateOf(request)!
+      // Budgets per address and per account (guess-guard.ts): over either, nothing is checked.
+      const client = stateOf(request)!.clientAddress()
       const result = body.admin_token !== undefined
-        ? s.sessions.signInOperator(body.admin_token)
-        : await s.sessions.signIn(body.email ?? '', body.password ?? '')
-      if (!result.ok) {
-        // Failed sign-ins count against the address like failed keys (DIALER_AUTH_FAILURES_PER_MINUTE).
-        const counted = s.limits.authFailures.tryAdd(state.clientAddress(), 1, s.config.authFailuresPerMinute)
-        if (!counted.allowed) {
-          throw new ApiError('rate_limited', 'Too many failed sign-ins from this address; wait a minute and try again.', { retryAfter: counted.reset, extras: { reason: 'authentication_failures' } })
-        }
-        throw new ApiError('authentication_failed', result.reason === 'disabled' ? 'This account is disabled; ask your operator.' : 'The email or password is wrong.', { extras: { reason: result.reason } })
+        ? s.sessions.signInOperator(body.admin_token, client)
+        : await s.sessions.signIn(body.email ?? '', body.password ?? '', client)
+      if (!result.ok && result.reason === 'limited') {
+        const message = result.scope === 'account' ? 'Too many failed sign-ins for this account; wait and try again.' : 'Too many failed sign-ins from this address; wait a minute and try again.'
+        throw new ApiError('rate_limited', message, { retryAfter: result.retryAfter, extras: { reason: result.scope === 'account' ? 'account_failures' : 'authentication_failures' } })
       }
+      if (!result.ok) throw new ApiError('authentication_failed', 'The email or password is wrong.', { extras: { reason: 'wrong' } })
       set.headers['set-cookie'] = cookie(result.token)
       return { data: me(result.session) }
     }, {
@@ -105,31 +118,49 @@ export const consoleRoutes = (s: Services) => {
       return { data: board(params.org), at: iso(s.clock.now()) }
     }, { params: orgParams, detail: hide })
     .get('/orgs/:org/campaigns/stream', ({ request, params }) => {
+      const opened = sessionOf(request)
       requireConsolePermission(principal(request, params.org), 'campaigns:read')
-      const encoder = new TextEncoder()
-      let timer: ReturnType<typeof setInterval> | null = null
+      const token = cookieOf(request.headers.get('cookie'), sessionCookieName(s.config.publicUrl)) ?? ''
+      const role = opened.identity.kind === 'user' ? opened.identity.user.role : 'operator'
+      // Each tick the session must still hold (not a touch: a stream is not the person's activity),
+      // with the same role and still allowed to read campaigns in this organization.
+      const stillAllowed = () => {
+        const now = s.sessions.resolve(token, false)
+        if (!now || now.tokenHash !== opened.tokenHash) return false
+        if ((now.identity.kind === 'user' ? now.identity.user.role : 'operator') !== role) return false
+        return consolePrincipal(now, s.stores.orgs.get(params.org)).permissions.has('campaigns:read')
+      }
+      limits.openStream(opened.tokenHash)
+      let unsubscribe: (() => void) | null = null
+      let ended = false
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
-          const send = () => {
-            try {
-              controller.enqueue(encoder.encode(`event: campaigns\ndata: ${JSON.stringify({ data: board(params.org), at: iso(s.clock.now()) })}\n\n`))
-            } catch {
-              if (timer) clearInterval(timer)
-            }
+          const subscriber: BoardSubscriber = {
+            stillAllowed,
+            send(bytes) {
+              try {
+                controller.enqueue(bytes)
+                return true
+              } catch {
+                return false
+              }
+            },
+            end() {
+              if (ended) return
+              ended = true
+              limits.closeStream(opened.tokenHash)
+              try {
+                controller.close()
+              } catch {
+                // already closed (the client went away)
+              }
+            },
           }
-          send()
-          timer = setInterval(send, BOARD_EVERY_MS)
-          request.signal.addEventListener('abort', () => {
-            if (timer) clearInterval(timer)
-            try {
-              controller.close()
-            } catch {
-              // already closed
-            }
-          })
+          unsubscribe = boards.subscribe(params.org, subscriber)
+          request.signal.addEventListener('abort', () => unsubscribe?.())
         },
         cancel() {
-          if (timer) clearInterval(timer)
+          unsubscribe?.()
         },
       })
       return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' } })

@@ -1,11 +1,13 @@
 import type { Server } from 'bun'
 import type { AnyElysia } from 'elysia'
 import { checkKey } from '../domain/access/api-keys'
+import { ADMIN_ACCOUNT } from '../domain/access/guess-guard'
 import { ApiError, maskSensitive } from '../errors'
 import { logger, maskSecrets } from '../log'
 import type { Services } from '../services'
 import { readBasicCredentials } from './basic-auth'
 import { checkImportSize, isCsvImport } from './csv-upload'
+import { checkCallbackSize, isTwilioCallback } from './callback-body'
 import { checkRegistrySize, isRegistryUpload } from './registry-upload'
 import { errorResponse, toApiError } from './errors'
 import { startRequest, type RequestState } from './request-state'
@@ -71,9 +73,9 @@ export function clientAddressOf(forwardedFor: string | null, peer: string, trust
 
 /**
  * A failed authentication: counted against the client's address, 401 while the address is
- * within its budget (DIALER_AUTH_FAILURES_PER_MINUTE), 429 once it is over. Only failures
- * are ever refused for it: credentials are checked first, so valid ones from the same
- * address (many clients behind one proxy) still pass.
+ * within its budget (DIALER_AUTH_FAILURES_PER_MINUTE), 429 once it is over. For API keys only
+ * failures are ever refused for it: a key is checked first, so valid ones from the same
+ * address (many clients behind one proxy) still pass; 256 random bits are not guessed.
  */
 function refuseAuthentication(s: Services, state: RequestState, reason: string, message: string, challenge: string): never {
   const headers = state.replyHeaders
@@ -138,12 +140,39 @@ function admitExternal(s: Services, request: Request, state: RequestState): void
   s.tally.count(principal.orgId, principal.livemode, principal.keyId, s.clock.now())
 }
 
+const ADMIN_FAILURE = 'Send the admin token as "Authorization: Bearer <token>".'
+
+/**
+ * The admin token is a secret one may guess, unlike a key's: over its address's or its
+ * account's budget (guess-guard.ts, shared with the console's sign-in) a token is refused
+ * unread, right or wrong.
+ */
 function admitAdmin(s: Services, request: Request, state: RequestState): void {
   const header = request.headers.get('authorization') ?? ''
   const match = /^bearer\s+(\S+)\s*$/i.exec(header)
-  if (!match || !s.adminToken.matches(match[1]!)) {
-    refuseAuthentication(s, state, match ? 'wrong' : 'missing', 'Send the admin token as "Authorization: Bearer <token>".', 'Bearer realm="dialer-admin"')
+  if (!match) refuseAuthentication(s, state, 'missing', ADMIN_FAILURE, 'Bearer realm="dialer-admin"')
+  const headers = state.replyHeaders
+  const address = state.clientAddress()
+  const attempt = s.limits.guesses.begin(address, ADMIN_ACCOUNT)
+  if (!attempt.allowed) {
+    headers['ratelimit-limit'] = String(s.config.authFailuresPerMinute)
+    headers['ratelimit-remaining'] = String(s.limits.guesses.remaining(address))
+    headers['ratelimit-reset'] = String(attempt.retryAfter)
+    throw new ApiError('rate_limited', attempt.scope === 'account'
+      ? 'Too many failed attempts with the admin token; wait and retry.'
+      : 'Too many failed authentications from this address; wait and retry.', {
+      retryAfter: attempt.retryAfter,
+      extras: { reason: attempt.scope === 'account' ? 'account_failures' : 'authentication_failures' },
+    })
   }
+  if (!s.adminToken.matches(match[1]!)) {
+    headers['ratelimit-limit'] = String(s.config.authFailuresPerMinute)
+    headers['ratelimit-remaining'] = String(s.limits.guesses.remaining(address))
+    headers['ratelimit-reset'] = String(s.limits.guessFailures.resetIn())
+    headers['www-authenticate'] = 'Bearer realm="dialer-admin"'
+    throw new ApiError('authentication_failed', ADMIN_FAILURE, { extras: { reason: 'wrong' } })
+  }
+  s.limits.guesses.succeeded(attempt)
   state.admin = true
 }
 
@@ -180,6 +209,7 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
         // The registry file is the one body allowed past 1 MB (registry-upload.ts).
         if (isRegistryUpload(method, pathname)) checkRegistrySize(request)
         else if (isCsvImport(method, pathname)) checkImportSize(request)
+        else if (isTwilioCallback(pathname)) checkCallbackSize(request)
         else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
       }
       routed = app.fetch(request)

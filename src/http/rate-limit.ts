@@ -107,7 +107,8 @@ function remainingOf(limits: { requestsPerMinute: number; planRequestsPerMinute:
 export class MinuteCounter {
   private readonly windows = new Map<string, CountWindow>()
 
-  constructor(private readonly clock: Clock) {}
+  /** `maxNames`: past it, names of past minutes are dropped, then the oldest of this one (rotating addresses cannot grow it). */
+  constructor(private readonly clock: Clock, private readonly maxNames = 50_000) {}
 
   /** Adds `amount` unless that would pass `limit`; all or nothing. */
   tryAdd(name: string, amount: number, limit: number): { allowed: boolean; retryAfter: number; remaining: number; reset: number } {
@@ -116,8 +117,10 @@ export class MinuteCounter {
     const reset = Math.max(1, Math.ceil((windowStart + MINUTE - now) / 1000))
     let window = this.windows.get(name)
     if (!window || window.windowStart !== windowStart) {
-      if (this.windows.size > 50_000) this.sweep(windowStart)
+      if (this.windows.size >= this.maxNames) this.sweep(windowStart)
       window = { windowStart, count: 0 }
+      // Moved to the end: the first names in the map are the ones counted longest ago.
+      this.windows.delete(name)
       this.windows.set(name, window)
     }
     if (window.count + amount > limit) {
@@ -134,8 +137,90 @@ export class MinuteCounter {
     return window && window.windowStart === now - (now % MINUTE) ? window.count : 0
   }
 
+  /** Names held (tests: the cap). */
+  get size(): number {
+    return this.windows.size
+  }
+
+  /** Seconds until the current minute ends. */
+  resetIn(): number {
+    const now = this.clock.now()
+    return Math.max(1, Math.ceil((now - (now % MINUTE) + MINUTE - now) / 1000))
+  }
+
+  /** Takes back `amount` added at `at`, if its minute is still the current one (a reservation that was not needed). */
+  giveBack(name: string, amount: number, at: number): void {
+    const window = this.windows.get(name)
+    if (window && window.windowStart === at - (at % MINUTE)) window.count = Math.max(0, window.count - amount)
+  }
+
   private sweep(current: number): void {
     for (const [name, window] of this.windows) if (window.windowStart !== current) this.windows.delete(name)
+    // Down to nine tenths: the next sweep is a tenth of maxNames away, not the next new name.
+    const keep = Math.floor(this.maxNames * 0.9)
+    for (const name of this.windows.keys()) {
+      if (this.windows.size <= keep) break
+      this.windows.delete(name)
+    }
+  }
+}
+
+/**
+ * Failures per name in a sliding window (an account's failed sign-ins): `limit` of them within
+ * `windowMs` close the name until the oldest of those is `windowMs` old. At most `maxNames`
+ * names are held; past that the one that failed longest ago is forgotten first, so an attacker
+ * rotating names cannot grow memory.
+ */
+export class FailureWindow {
+  private readonly failures = new Map<string, number[]>()
+
+  constructor(
+    private readonly clock: Clock,
+    readonly limit: number,
+    readonly windowMs: number,
+    private readonly maxNames = 50_000,
+  ) {}
+
+  /** Seconds until `name` may be tried again; 0 while it is under its limit. */
+  closedFor(name: string): number {
+    const times = this.recent(name)
+    if (times.length < this.limit) return 0
+    return Math.max(1, Math.ceil((times[times.length - this.limit]! + this.windowMs - this.clock.now()) / 1000))
+  }
+
+  /** Counts a failure now; returns its time (for `remove`). */
+  add(name: string): number {
+    const at = this.clock.now()
+    const times = this.recent(name)
+    times.push(at)
+    // Only the newest `limit` decide anything.
+    if (times.length > this.limit) times.splice(0, times.length - this.limit)
+    this.failures.delete(name)
+    this.failures.set(name, times)
+    if (this.failures.size > this.maxNames) this.failures.delete(this.failures.keys().next().value!)
+    return at
+  }
+
+  /** Takes back the failure counted at `at` (an attempt that turned out right). */
+  remove(name: string, at: number): void {
+    const times = this.failures.get(name)
+    const index = times ? times.lastIndexOf(at) : -1
+    if (index >= 0) times!.splice(index, 1)
+  }
+
+  /** Names held (tests: the cap). */
+  get size(): number {
+    return this.failures.size
+  }
+
+  private recent(name: string): number[] {
+    const times = this.failures.get(name)
+    if (!times) return []
+    const since = this.clock.now() - this.windowMs
+    let stale = 0
+    while (stale < times.length && times[stale]! <= since) stale++
+    if (stale > 0) times.splice(0, stale)
+    return times
   }
 }
 

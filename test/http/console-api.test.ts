@@ -103,12 +103,24 @@ describe('sign-in', () => {
     expect(r.cookie).toBeNull()
   })
 
-  test('failed sign-ins are limited per address like failed keys: 429 past the budget, a right password still refused until the minute ends', async () => {
-    for (let i = 0; i < 20; i++) expect((await call('POST', '/console/api/session', { body: { email: OWNER.email, password: `wrong password ${i}` } })).status).toBe(401)
-    const limited = await call('POST', '/console/api/session', { body: { email: OWNER.email, password: 'wrong password again' } })
-    expectError({ status: limited.status, body: limited.body }, 429, 'rate_limited')
-    await h.advance(61)
-    expect((await call('POST', '/console/api/session', { body: { email: OWNER.email, password: OWNER.password } })).status).toBe(200)
+  test('failed sign-ins: 10 for one email close it for 15 minutes; 20 from one address close the address for the minute; right passwords are refused too', async () => {
+    const advance = (seconds: number) => h.services.fakeScheduler!.advanceTo(h.services.clock.now() + seconds * 1000)
+    for (let i = 0; i < 10; i++) expect((await call('POST', '/console/api/session', { body: { email: OWNER.email, password: `wrong password ${i}` } })).status).toBe(401)
+    const account = await call('POST', '/console/api/session', { body: { email: OWNER.email.toUpperCase(), password: OWNER.password } })
+    expectError(account, 429, 'rate_limited')
+    expect(account.body.error.reason).toBe('account_failures')
+    expect(account.cookie).toBeNull()
+    // An email with no account is counted the same way (the answer never tells which exist).
+    for (let i = 0; i < 10; i++) expect((await call('POST', '/console/api/session', { body: { email: 'nobody@acme.example', password: `guess ${i}` } })).status).toBe(401)
+    const address = await call('POST', '/console/api/session', { body: { email: SDR.email, password: SDR.password } })
+    expectError(address, 429, 'rate_limited')
+    expect(address.body.error.reason).toBe('authentication_failures')
+    expect(address.cookie).toBeNull()
+    await advance(61)
+    expect((await call('POST', '/console/api/session', { body: SDR })).status).toBe(200)
+    expect((await call('POST', '/console/api/session', { body: OWNER })).status).toBe(429)
+    await advance(15 * 60)
+    expect((await call('POST', '/console/api/session', { body: OWNER })).status).toBe(200)
   })
 
   test('a sign-in that is not JSON (a form another site could post) is refused', async () => {
@@ -122,9 +134,13 @@ describe('sign-in', () => {
     const id = (await h.admin('GET', `/orgs/${orgId}/users`)).body.data.find((u: any) => u.email === SDR.email).id
     expect((await h.admin('PATCH', `/users/${id}`, { disabled: true })).body.data.disabled).toBe(true)
     expect((await call('GET', '/console/api/session', { cookie })).status).toBe(401)
+    // Its right password answers exactly as a wrong one (nothing tells the account exists or is disabled).
     const r = await call('POST', '/console/api/session', { body: SDR })
+    const wrong = await call('POST', '/console/api/session', { body: { email: SDR.email, password: 'wrong password 123' } })
     expect(r.status).toBe(401)
-    expect(r.body.error.message).toContain('disabled')
+    expect(r.cookie).toBeNull()
+    expect(r.body.error).toEqual({ ...wrong.body.error, request_id: r.body.error.request_id })
+    expect(r.body.error.reason).toBe('wrong')
   })
 })
 
@@ -235,5 +251,62 @@ describe('roles and organizations', () => {
     const asset = await h.app.handle(new Request(`http://127.0.0.1${script}`))
     expect(asset.headers.get('cache-control')).toContain('immutable')
     expect((await asset.text()).length).toBeGreaterThan(1000)
+  })
+})
+
+describe('campaign streams follow access', () => {
+  const streamPath = () => `/console/api/orgs/${orgId}/campaigns/stream`
+  const open = (cookie: string) => h.app.handle(new Request(`http://127.0.0.1${streamPath()}`, { headers: { cookie } }))
+  /** Reads the stream for up to `ms`: whether its body ended, and how many chunks came. */
+  async function readFor(r: Response, ms: number): Promise<{ ended: boolean; chunks: number }> {
+    const reader = r.body!.getReader()
+    const deadline = Date.now() + ms
+    let chunks = 0
+    for (;;) {
+      const left = deadline - Date.now()
+      const next = left > 0 ? await Promise.race([reader.read(), Bun.sleep(left).then(() => null)]) : null
+      if (next === null) {
+        await reader.cancel()
+        return { ended: false, chunks }
+      }
+      if (next.done) return { ended: true, chunks }
+      chunks++
+    }
+  }
+  const sdrId = async () => (await h.admin('GET', `/orgs/${orgId}/users`)).body.data.find((u: any) => u.email === SDR.email).id
+
+  test.each([
+    ['the account is disabled', async () => h.admin('PATCH', `/users/${await sdrId()}`, { disabled: true })],
+    ['its role changes', async () => h.admin('PATCH', `/users/${await sdrId()}`, { role: 'owner' })],
+    ['it signs out', async (session: { cookie: string; csrf: string }) => call('DELETE', '/console/api/session', { cookie: session.cookie, csrf: session.csrf })],
+  ] as const)('an open stream ends within a tick once %s; one left alone goes on', async (_, change) => {
+    const session = await signIn(SDR)
+    const bystander = await signIn(OWNER)
+    const mine = await open(session.cookie)
+    const theirs = await open(bystander.cookie)
+    expect(mine.status).toBe(200)
+    await change(session)
+    const [a, b] = await Promise.all([readFor(mine, 3_000), readFor(theirs, 3_000)])
+    expect(a).toMatchObject({ ended: true })
+    expect(b).toMatchObject({ ended: false })
+    expect(b.chunks).toBeGreaterThanOrEqual(2)
+  })
+
+  test('at most 4 streams a session: the fifth is 429 with Retry-After; closing one frees its place', async () => {
+    const session = await signIn(SDR)
+    const streams = await Promise.all([1, 2, 3, 4].map(() => open(session.cookie)))
+    expect(streams.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    const fifth = await open(session.cookie)
+    expect(fifth.status).toBe(429)
+    expect(Number(fifth.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(((await fifth.json()) as any).error).toMatchObject({ code: 'rate_limited', reason: 'console_streams' })
+    // Another session has its own four.
+    const other = await signIn(SDR)
+    const theirs = await open(other.cookie)
+    expect(theirs.status).toBe(200)
+    await streams[0]!.body!.cancel()
+    const again = await open(session.cookie)
+    expect(again.status).toBe(200)
+    for (const r of [...streams.slice(1), theirs, again]) await r.body!.cancel()
   })
 })

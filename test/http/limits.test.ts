@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { basic, createHarness, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
+import { ADMIN_TOKEN, basic, createHarness, seedWorld, type Harness, type Reply, type TestKey, type World } from '../harness'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -409,9 +409,9 @@ describe('failed-authentication limit (20 a minute per address)', () => {
     expect(r.body.error.code).toBe('rate_limited')
   })
 
-  test('a missing or wrong admin token is 429 too from this address; the right one still works', async () => {
-    expect429(await h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: 'Bearer wrong-token-0123456789' } }), 'rate_limited')
+  test('a missing admin token counts with failed keys (429 here); tried admin tokens have their own budget, so a wrong one is 401 and the right one works', async () => {
     expect429(await h.call('GET', '/metrics'), 'rate_limited')
+    expect((await h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401)
     expect((await h.admin('GET', '/orgs')).status).toBe(200)
   })
 
@@ -427,22 +427,47 @@ describe('failed-authentication limit (20 a minute per address)', () => {
   })
 })
 
-describe('failed admin tokens are limited like failed keys', () => {
+describe('tried admin tokens: over the address’s or the token’s own budget, the right one is refused too', () => {
   let h: Harness
   beforeAll(() => {
-    h = createHarness({ env: { DIALER_AUTH_FAILURES_PER_MINUTE: '20' } })
+    h = createHarness({ env: { DIALER_AUTH_FAILURES_PER_MINUTE: '20', DIALER_TRUST_PROXY: '1' } })
   })
   afterAll(() => h.close())
+  const bearer = (token: string, from: string) => h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': from } })
 
-  test('20 wrong tokens are 401 counting down, the 21st is 429, the right token still passes', async () => {
-    for (let i = 0; i < 20; i++) {
-      const r = await h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: `Bearer wrong-admin-token-${i}` } })
+  test('10 wrong tokens are 401 counting down the address budget; the 11th, and then the right one from any address, are 429 for 15 minutes', async () => {
+    for (let i = 0; i < 10; i++) {
+      const r = await bearer(`wrong-admin-token-${i}`, '198.51.100.7')
       expect(r.status).toBe(401)
       expect(r.body.error.code).toBe('authentication_failed')
       expect(r.headers.get('ratelimit-remaining')).toBe(String(19 - i))
     }
-    expect429(await h.call('GET', '/api/v1/admin/orgs', { headers: { authorization: 'Bearer wrong-admin-token-x' } }), 'rate_limited')
-    expect((await h.admin('GET', '/orgs')).status).toBe(200)
+    const limited = await bearer('wrong-admin-token-x', '198.51.100.7')
+    expect429(limited, 'rate_limited')
+    expect(limited.body.error.reason).toBe('account_failures')
+    expect(limited.headers.get('retry-after')).toBe('900')
+    expect429(await bearer(ADMIN_TOKEN, '198.51.100.7'), 'rate_limited')
+    expect429(await bearer(ADMIN_TOKEN, '203.0.113.1'), 'rate_limited')
+    await h.services.fakeScheduler!.advanceTo(h.services.clock.now() + 15 * 60_000)
+    expect((await bearer(ADMIN_TOKEN, '203.0.113.1')).status).toBe(200)
+  })
+
+  test('the address budget: 20 tokens tried a minute from one address, then even the right one is 429 until the minute turns; a right one never counts', async () => {
+    await h.services.fakeScheduler!.advanceTo(h.services.clock.now() + 15 * 60_000)
+    for (let i = 0; i < 50; i++) expect((await bearer(ADMIN_TOKEN, '198.51.100.8')).status).toBe(200)
+    // 9 wrong tokens stay under the token's own budget of 10.
+    for (let i = 0; i < 9; i++) expect((await bearer(`wrong-${i}`, '198.51.100.8')).status).toBe(401)
+    // The rest of the address's 20 go to console sign-ins (the same budget).
+    for (let i = 0; i < 11; i++) {
+      const r = await h.call('POST', '/console/api/session', { body: { email: `n${i}@example.com`, password: 'x' }, headers: { 'x-forwarded-for': '198.51.100.8' } })
+      expect(r.status).toBe(401)
+    }
+    const refused = await bearer(ADMIN_TOKEN, '198.51.100.8')
+    expect429(refused, 'rate_limited')
+    expect(refused.body.error.reason).toBe('authentication_failures')
+    expect((await bearer(ADMIN_TOKEN, '198.51.100.9')).status).toBe(200)
+    await h.services.fakeScheduler!.advanceTo(h.services.clock.now() + 60_000)
+    expect((await bearer(ADMIN_TOKEN, '198.51.100.8')).status).toBe(200)
   })
 })
 

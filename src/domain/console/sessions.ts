@@ -3,6 +3,7 @@ import type { ConsoleStore, UserRow } from '../../db/stores/console-store'
 import type { Clock } from '../../jobs/clock'
 import type { AdminToken } from '../access/admin-token'
 import { hashSecret } from '../access/api-keys'
+import { ADMIN_ACCOUNT, emailAccount, type GuessGuard } from '../access/guess-guard'
 import { decoyHash, normalizeEmail } from './accounts'
 
 /**
@@ -13,6 +14,9 @@ import { decoyHash, normalizeEmail } from './accounts'
 
 /** A working day's pause (lunch, a meeting) keeps one signed in; a night does not. */
 export const IDLE_MS = 8 * 3_600_000
+/** However active, a session ends this long after sign-in: the operator's (every organization) sooner. */
+export const OPERATOR_LIFETIME_MS = 12 * 3_600_000
+export const USER_LIFETIME_MS = 7 * 24 * 3_600_000
 /** lastSeen is written at most this often: a page polling every second must not write every second. */
 const TOUCH_MS = 60_000
 
@@ -24,22 +28,35 @@ export interface ConsoleSession {
   identity: ConsoleIdentity
 }
 
-export type SignInResult = { ok: true; token: string; session: ConsoleSession } | { ok: false; reason: 'wrong' | 'disabled' }
+/**
+ * `wrong` covers a wrong secret, an unknown email and a disabled account alike; `limited`: the
+ * address or the account is over its budget and nothing was checked (guess-guard.ts).
+ */
+export type SignInResult =
+  | { ok: true; token: string; session: ConsoleSession }
+  | { ok: false; reason: 'wrong' }
+  | { ok: false; reason: 'limited'; scope: 'address' | 'account'; retryAfter: number }
 
 const mint = () => randomBytes(32).toString('base64url')
 
-export function sessionService(deps: { console: ConsoleStore; adminToken: AdminToken; clock: Clock; transaction: <T>(work: () => T) => T }) {
+export function sessionService(deps: { console: ConsoleStore; adminToken: AdminToken; guesses: GuessGuard; clock: Clock; transaction: <T>(work: () => T) => T }) {
   const store = deps.console
   const open = (userId: string | null, identity: ConsoleIdentity): SignInResult => {
     const token = mint()
     const session: ConsoleSession = { tokenHash: hashSecret(token), csrfToken: mint(), identity }
     const now = deps.clock.now()
-    store.insertSession({ tokenHash: session.tokenHash, userId, csrfToken: session.csrfToken, adminEpoch: null, created: now, lastSeen: now })
+    const adminEpoch = userId === null ? deps.adminToken.epoch() : null
+    store.insertSession({ tokenHash: session.tokenHash, userId, csrfToken: session.csrfToken, adminEpoch, created: now, lastSeen: now })
     return { ok: true, token, session }
   }
   return {
-    /** Email and password; a wrong email takes as long as a wrong password (a decoy hash is verified). */
-    async signIn(email: string, password: string): Promise<SignInResult> {
+    /**
+     * Email and password, from a client address. A wrong email takes as long as a wrong password
+     * (a decoy hash is verified), and a disabled account's right password answers as a wrong one.
+     */
+    async signIn(email: string, password: string, client: string): Promise<SignInResult> {
+      const attempt = deps.guesses.begin(client, emailAccount(email))
+      if (!attempt.allowed) return { ok: false, reason: 'limited', scope: attempt.scope, retryAfter: attempt.retryAfter }
       let address: string
       try {
         address = normalizeEmail(email)
@@ -48,25 +65,34 @@ export function sessionService(deps: { console: ConsoleStore; adminToken: AdminT
       }
       const user = address ? store.userByEmail(address) : undefined
       const matches = await Bun.password.verify(password.slice(0, 200), user?.passwordHash ?? (await decoyHash()))
-      if (!user || !matches) return { ok: false, reason: 'wrong' }
-      if (user.disabledAt !== null) return { ok: false, reason: 'disabled' }
+      if (!user || !matches || user.disabledAt !== null) return { ok: false, reason: 'wrong' }
+      deps.guesses.succeeded(attempt)
       return deps.transaction(() => open(user.id, { kind: 'user', user }))
     },
 
     /** The operator, with the admin token (every organization). */
-    signInOperator(token: string): SignInResult {
+    signInOperator(token: string, client: string): SignInResult {
+      const attempt = deps.guesses.begin(client, ADMIN_ACCOUNT)
+      if (!attempt.allowed) return { ok: false, reason: 'limited', scope: attempt.scope, retryAfter: attempt.retryAfter }
       if (!deps.adminToken.matches(token)) return { ok: false, reason: 'wrong' }
+      deps.guesses.succeeded(attempt)
       return deps.transaction(() => open(null, { kind: 'operator' }))
     },
 
-    /** The session of a cookie's token, or null (none, idle too long, or its account disabled). */
-    resolve(token: string): ConsoleSession | null {
+    /**
+     * The session of a cookie's token, or null: none, idle too long, past its lifetime, its
+     * account disabled, or (the operator's) made with an admin token no longer in force.
+     * `activity` false: a re-check not of the person's doing (a campaign stream's tick) leaves lastSeen alone.
+     */
+    resolve(token: string, activity = true): ConsoleSession | null {
       if (token.length === 0 || token.length > 100) return null
       const tokenHash = hashSecret(token)
       const row = store.session(tokenHash)
       if (!row) return null
       const now = deps.clock.now()
-      if (now - row.lastSeen > IDLE_MS) {
+      const lifetime = row.userId === null ? OPERATOR_LIFETIME_MS : USER_LIFETIME_MS
+      const staleToken = row.userId === null && row.adminEpoch !== deps.adminToken.epoch()
+      if (now - row.lastSeen > IDLE_MS || now - row.created > lifetime || staleToken) {
         deps.transaction(() => store.deleteSession(tokenHash))
         return null
       }
@@ -76,7 +102,7 @@ export function sessionService(deps: { console: ConsoleStore; adminToken: AdminT
         if (!user || user.disabledAt !== null) return null
         identity = { kind: 'user', user }
       }
-      if (now - row.lastSeen >= TOUCH_MS) deps.transaction(() => store.touchSession(tokenHash, now))
+      if (activity && now - row.lastSeen >= TOUCH_MS) deps.transaction(() => store.touchSession(tokenHash, now))
       return { tokenHash, csrfToken: row.csrfToken, identity }
     },
 
