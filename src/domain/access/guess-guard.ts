@@ -1,5 +1,18 @@
-import type { FailureWindow, MinuteCounter } from '../../http/rate-limit'
 import type { Clock } from '../../jobs/clock'
+
+/** Per-address counts per clock minute (src/http/rate-limit.ts MinuteCounter). */
+export interface AddressCounter {
+  tryAdd(name: string, amount: number, limit: number): { allowed: boolean; reset: number }
+  giveBack(name: string, amount: number, at: number): void
+  used(name: string): number
+}
+
+/** Per-account failures in a sliding window (src/http/rate-limit.ts FailureWindow). */
+export interface AccountFailures {
+  closedFor(name: string): number
+  add(name: string): number
+  remove(name: string, at: number): void
+}
 
 /** An account's budget (the default of DIALER_ACCOUNT_FAILURES): this many failed attempts within ACCOUNT_WINDOW_MS close it. */
 export const ACCOUNT_FAILURES = 10
@@ -25,7 +38,7 @@ export type GuessAttempt =
  * failure when it begins, so attempts in flight together (a password check takes tens of
  * milliseconds off the event loop) cannot all pass one check; a right one gives its count back.
  */
-export function guessGuard(deps: { addresses: MinuteCounter; accounts: FailureWindow; perAddress: number; clock: Clock }) {
+export function guessGuard(deps: { addresses: AddressCounter; accounts: AccountFailures; perAddress: number; clock: Clock }) {
   return {
     begin(address: string, account: string | null): GuessAttempt {
       const closed = account === null ? 0 : deps.accounts.closedFor(account)
