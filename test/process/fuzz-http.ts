@@ -2,7 +2,8 @@
  * A raw HTTP/1.1 client for the fuzz test (test/process/fuzz.test.ts). fetch() would normalise
  * what the fuzzer wants to send as is: dot segments and odd bytes in the path, the Host header,
  * unknown methods, duplicate headers, chunked bodies. Every request is one connection
- * (`Connection: close`); the reply is complete once its framing says so.
+ * (`Connection: close`); the reply is complete once its framing says so, or, for a server-sent
+ * event stream (which never ends), once its head has come.
  */
 import { connect } from 'node:net'
 
@@ -81,6 +82,8 @@ function parseReply(data: Buffer, headRequest: boolean, ended: boolean): Omit<Ra
       continue
     }
     if (headRequest || status === 204 || status === 304) return { status, headers, body: Buffer.alloc(0) }
+    // An event stream never ends: its head is the whole reply (the connection is then closed, which ends the stream).
+    if (status === 200 && /^text\/event-stream/i.test(headers['content-type'] ?? '')) return { status, headers, body: Buffer.alloc(0) }
     if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
       const chunks: Buffer[] = []
       let at = bodyStart

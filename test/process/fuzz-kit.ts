@@ -154,13 +154,13 @@ function kindOfParam(template: string, index: number): IdKind {
 const utf8AsLatin1 = (s: string) => Buffer.from(s, 'utf8').toString('latin1')
 
 /** A header value HTTP allows (no control characters but tab): anything else is replaced. */
-function headerSafe(value: string): string {
+export function headerSafe(value: string): string {
   // eslint-disable-next-line no-control-regex
   return utf8AsLatin1(value).replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '?').trim()
 }
 
 /** A request-target piece HTTP allows (no space, control characters or '#'): anything else is percent-encoded. */
-function targetSafe(latin1: string): string {
+export function targetSafe(latin1: string): string {
   let out = ''
   for (const ch of latin1) {
     const c = ch.charCodeAt(0)
@@ -170,7 +170,7 @@ function targetSafe(latin1: string): string {
 }
 
 /** Percent-encoding (a lone surrogate, which has no UTF-8 form, goes as U+FFFD). */
-const enc = (s: string) => encodeURIComponent(s.toWellFormed())
+export const enc = (s: string) => encodeURIComponent(s.toWellFormed())
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64')
 const basic = (id: string, secret: string) => `Basic ${b64(`${id}:${secret}`)}`
 const pick = <T>(list: T[], n: number): T | undefined => (list.length ? list[n % list.length] : undefined)
@@ -263,7 +263,7 @@ const PRIVATE_URL_SET = new Set(PRIVATE_URLS)
 const PUBLIC_URLS = ['https://93.184.215.14:9/hook', 'http://93.184.215.14:9/dialer?x=1', 'https://93.184.215.14:9/in']
 const webhookUrl = fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...PUBLIC_URLS) }, { weight: 5, arbitrary: fc.constantFrom(...PRIVATE_URLS) }, { weight: 1, arbitrary: hostileString })
 
-function idOf(w: World, kind: IdKind): fc.Arbitrary<string> {
+export function idOf(w: World, kind: IdKind): fc.Arbitrary<string> {
   const { mine, other } = w.ids[kind]
   const arbs: fc.WeightedArbitrary<string>[] = [{ weight: 1, arbitrary: fc.uuid() }]
   if (mine.length) arbs.push({ weight: 8, arbitrary: fc.constantFrom(...mine) })
@@ -557,7 +557,7 @@ export function queryViolation(p: ParamSpec, value: string): string | null {
   return null
 }
 
-interface QueryPart {
+export interface QueryPart {
   /** The pair as sent (encoded). */
   text: string
   /** Decoded name and value, when the fuzzer knows them (sent percent-encoded, so the service reads the same). */
@@ -567,7 +567,7 @@ interface QueryPart {
 }
 
 
-function queryFor(w: World, route: Route): fc.Arbitrary<QueryPart[]> {
+export function queryFor(w: World, route: Route): fc.Arbitrary<QueryPart[]> {
   const documented = route.query.map((p) =>
     fc.option(
       fc.oneof(
@@ -598,6 +598,8 @@ function queryFor(w: World, route: Route): fc.Arbitrary<QueryPart[]> {
 export type AuthKind =
   | 'admin' | 'live' | 'test' | 'scoped' | 'readonly' | 'other'
   | 'revoked' | 'disabled' | 'expired' | 'wrong-secret' | 'unknown-key' | 'admin-wrong' | 'malformed' | 'none'
+  // The console (a session cookie) and the Twilio callbacks (a signature): fuzz-console.ts, fuzz-uploads.ts.
+  | 'owner' | 'sdr' | 'operator' | 'other-org' | 'no-cookie' | 'garbage-cookie' | 'signed' | 'unsigned'
 
 interface AuthHeader {
   kind: AuthKind
@@ -714,6 +716,8 @@ export interface FuzzCase {
   /** Size of the request line and headers. */
   headBytes: number
   bodyLabel: string | null
+  /** A time limit of its own (a large upload), instead of DIALER_FUZZ_MAX_MS. */
+  maxMs?: number
 }
 
 /** Junk methods that are valid tokens; Bun's HTTP parser knows some of them. */

@@ -3,12 +3,16 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { copyFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
+import { TwilioEmulator } from '../emulators/twilio/emulator'
 import { scratchDir } from '../harness'
+import { consoleCase, consoleRoutes } from './fuzz-console'
 import { send, type SendResult } from './fuzz-http'
 import {
   ADMIN_ROUTES, ADMIN_TOKEN, caseArbitrary, checkReply, describeCase, describeResult, externalRoutes, OPEN_ROUTES,
   type CaseOptions, type Credential, type FuzzCase, type IdKind, type Route, type World,
 } from './fuzz-kit'
+import { appRoutes, renewSessions, seedSurfaces, stopEmulator, TWILIO_SID, TWILIO_TOKEN, warmSurfaces, type AppRoute, type SurfaceWorld } from './fuzz-surfaces'
+import { callbackCase, importCase, importRoutes } from './fuzz-uploads'
 import type { RunningService } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -25,8 +29,27 @@ setDefaultTimeout(60_000)
  * values), query strings, headers and bodies (plausible shapes from the spec, mutated; deep
  * nesting, prototype keys, huge numbers, NUL bytes, invalid UTF-8, non-JSON, over 1 MB).
  *
+ * Three families cover the newer surfaces, their routes read off the app's own route table
+ * (fuzz-surfaces.ts; seeded on top: console accounts and sessions, keys and accounts the fuzzer
+ * may revoke or disable, and an organization whose carrier is the Twilio emulator, over
+ * loopback, with calls placed):
+ * - console (fuzz-console.ts): every /console/api route with an owner's, an SDR's, the
+ *   operator's and another organization's session, no cookie or a dead one (signed out,
+ *   disabled account, altered token); with and without the session's X-CSRF-Token; both
+ *   organizations' ids and junk in the path; bodies from the route's own schema, mutated. The
+ *   campaign board's event stream is done once its head has come (fuzz-http.ts). The fuzzer
+ *   never signs its own sessions out, and sends wrong passwords only for a decoy account;
+ * - imports (fuzz-uploads.ts): the admin and console CSV imports and the import records, with
+ *   generated files (odd quoting, BOMs, CR/CRLF, NUL bytes, invalid UTF-8, huge fields, many
+ *   columns, header only, empty, a few of 1-5 MB) and campaign_id, dry_run and map mutated;
+ * - callbacks (fuzz-uploads.ts): the Twilio callbacks, to Twilio calls, simulator calls and
+ *   junk ids, with no, random, wrong-token, wrong-URL and right X-Twilio-Signature values, form
+ *   bodies with Twilio's fields and random ones, hundreds of fields, up to 1.1 MB, other types.
+ *
  * Every reply must (fuzz-kit.ts `checkReply`):
- * - not be a 5xx, and arrive within 250 ms (DIALER_FUZZ_MAX_MS);
+ * - not be a 5xx, and arrive within 250 ms (DIALER_FUZZ_MAX_MS); a request that checks or hashes a
+ *   password (console sign-in, new account) within 2 s (argon2id is slow on purpose), a CSV file
+ *   over 256 KB within 250 ms plus 1 s a megabyte;
  * - carry Request-Id; on the external API (a plain path under /api/v1/external other than the
  *   open OpenAPI document) also RateLimit-Limit/-Remaining/-Reset, failed authentication included;
  * - with a status of 400 or more, be JSON in the error envelope { error: { type, code, message,
@@ -39,6 +62,13 @@ setDefaultTimeout(60_000)
  *   wherever dot segments, encodings or a short Host header point the path; a path with junk
  *   before a route; a query value its documented schema (the served OpenAPI document) forbids,
  *   e.g. limit=0 or limit=101; a body over 1 MB; a webhook URL on a loopback or private address;
+ *   on the console: no live session (but for signing in), a change without the session's CSRF
+ *   token, an organization in the path that is not the person's (or does not exist), an id of
+ *   another organization than the path's, an SDR on an owner-only route (keys, webhook changes,
+ *   Do Not Call changes, imports, campaign pause and activate), a person on the operator-only
+ *   People routes, a sign-in without working credentials; an import of another organization's
+ *   campaign, or without the admin token (admin route); a callback without a valid signature,
+ *   for a call not on Twilio, or to no route;
  * - carry no stack trace, source path or module path (what the request itself sent aside);
  * - leave the process running.
  * Requests with a method Bun's HTTP parser does not know never reach the service (Bun closes
@@ -47,17 +77,18 @@ setDefaultTimeout(60_000)
  * PRAGMA integrity_check.
  *
  * Reproducible: a fixed seed unless DIALER_FUZZ_SEED is set; DIALER_FUZZ_RUNS (default 3000)
- * is the total number of requests over the six families (external, admin, open, paths,
- * webhooks, bodies). On failure the seed, the family, a replay line and the shrunk request (raw
- * HTTP) are printed, with the reply and what the service logged. DIALER_FUZZ_ONLY=family runs
- * one family; DIALER_FUZZ_KEEP_GOING=1 does not stop at a family's first failure but lists
- * every distinct failure (no shrinking): what to use when hunting, with another seed and more
- * runs. DIALER_FUZZ_TRACE=1 prints one line per request; DIALER_FUZZ_MAX_MS changes the
+ * is the total number of requests over the first six families (external, admin, open, paths,
+ * webhooks, bodies); imports, console and callbacks add 7, 20 and 12 % of it. On failure the
+ * seed, the family, a replay line and the shrunk request (raw HTTP) are printed, with the reply
+ * and what the service logged. DIALER_FUZZ_ONLY=family runs one family;
+ * DIALER_FUZZ_KEEP_GOING=1 does not stop at a family's first failure but lists every distinct
+ * failure (no shrinking): what to use when hunting, with another seed and more runs. DIALER_FUZZ_TRACE=1 prints one line per request; DIALER_FUZZ_MAX_MS changes the
  * 250 ms limit (a reply over it is sent again and fails only if slow twice: the machine may be
  * busy); DIALER_FUZZ_FAMILY_MS (12 s) bounds each family, shrinking included. The fuzzed
  * service keeps its state across cases, so a replay with the same seed sends the same requests
- * but may meet a slightly different world. A service that hangs (no reply in 5 s) or dies is
- * reported and restarted on the same data folder, so the other families still run.
+ * but may meet a slightly different world. A service that hangs (no reply in 5 s, or three
+ * times a case's own limit) or dies is reported and restarted on the same data folder, so the
+ * other families still run.
  */
 
 const SEED = Number(process.env.DIALER_FUZZ_SEED ?? 20_261_114)
@@ -113,6 +144,10 @@ async function spawnTracked(command: string[], cwd: string, env: Record<string, 
 let pastOutput = ''
 let world: World
 let external: Route[] = []
+let surfaces: SurfaceWorld
+let appTable: AppRoute[] = []
+// The carrier of the Twilio organization (callbacks family): real time, so its calls are still up while fuzzed.
+const emulator = TwilioEmulator.start({ accounts: [{ sid: TWILIO_SID, authToken: TWILIO_TOKEN, callerIds: ['+12125550100'] }], speed: 1 })
 const logErrors: string[] = []
 
 beforeAll(async () => {
@@ -136,6 +171,8 @@ beforeAll(async () => {
     DIALER_CHECK_REPLIES: '1',
     DIALER_LOG_REQUESTS: '0',
     DIALER_AUTH_FAILURES_PER_MINUTE: '1000000',
+    // Wrong passwords and admin tokens close an account after a few; the fuzzer sends many (the console family keeps them to a decoy account).
+    DIALER_ACCOUNT_FAILURES: '1000000',
     DIALER_TRUST_PROXY: '1',
     DIALER_SHUTDOWN_GRACE_SECONDS: '2',
   }
@@ -150,6 +187,8 @@ beforeAll(async () => {
   }
   await startService()
   world = await seedWorld()
+  surfaces = await seedSurfaces(service.base, emulator)
+  appTable = appRoutes()
   const openapi = await (await fetch(`${service.base}/api/v1/external/openapi.json`)).json()
   external = externalRoutes(openapi)
   await warmUp()
@@ -161,6 +200,7 @@ afterAll(async () => {
     if (proc.exitCode === null && !proc.signalCode) proc.kill('SIGKILL')
     await proc.exited
   }
+  await stopEmulator(emulator)
   work.remove()
 })
 
@@ -300,6 +340,7 @@ async function warmUp(): Promise<void> {
     const path = route.template.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000')
     await send(port, { method: route.method, target: path, headers: [['Host', 'localhost'], ['Authorization', auth(route.door)], ['Content-Type', 'application/json']], body: route.hasBody ? Buffer.from('{}') : null })
   }
+  await warmSurfaces(port, surfaces, appTable.filter((r) => r.template.startsWith('/console/api/') || r.template.startsWith('/twilio/') || importRoutes([r]).length > 0))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,16 +355,19 @@ interface Outcome {
 async function runCase(c: FuzzCase): Promise<Outcome> {
   const before = service.output().length
   const beforeErr = stderr.length
-  let result = await send(port, c.request, 5_000)
-  let problems = checkReply(c, result, { maxMs: MAX_MS })
-  if (result.kind === 'reply' && result.reply.ms > MAX_MS) {
+  // A large upload has a time limit of its own (fuzz-uploads.ts).
+  const maxMs = c.maxMs ?? MAX_MS
+  const timeout = Math.max(5_000, 3 * maxMs)
+  let result = await send(port, c.request, timeout)
+  let problems = checkReply(c, result, { maxMs })
+  if (result.kind === 'reply' && result.reply.ms > maxMs) {
     // Slow once may be the machine (two cores, shared): the same request again must be slow too.
     const first = Math.round(result.reply.ms)
     await Bun.sleep(50)
-    const again = await send(port, c.request, 5_000)
-    const slow = again.kind !== 'reply' || again.reply.ms > MAX_MS
+    const again = await send(port, c.request, timeout)
+    const slow = again.kind !== 'reply' || again.reply.ms > maxMs
     problems = problems.filter((p) => !p.startsWith('reply took'))
-    if (slow) problems.push(`reply took ${first} ms, and ${again.kind === 'reply' ? Math.round(again.reply.ms) : again.kind} ms when sent again (limit ${MAX_MS})`)
+    if (slow) problems.push(`reply took ${first} ms, and ${again.kind === 'reply' ? Math.round(again.reply.ms) : again.kind} ms when sent again (limit ${maxMs})`)
     result = again.kind === 'reply' ? result : again
     if (again.kind === 'reply') problems.push(...checkReply(c, again, { maxMs: Number.POSITIVE_INFINITY }).filter((p) => !problems.includes(p)))
   }
@@ -353,7 +397,7 @@ function report(c: FuzzCase, o: Outcome): string {
   return `${o.problems.map((p) => `- ${p}`).join('\n')}\nrequest:${describeCase(c)}reply: ${describeResult(o.result)}${o.log ? `\nservice log:\n    ${o.log}` : ''}`
 }
 
-const FAMILIES: { name: string; share: number; options: (w: World) => Omit<CaseOptions, 'family'> }[] = [
+const FAMILIES: { name: string; share: number; options?: (w: World) => Omit<CaseOptions, 'family'>; cases?: (name: string) => fc.Arbitrary<FuzzCase> }[] = [
   {
     // The external API as a client would call it, with every kind of key and plausible (then mutated) input.
     name: 'external',
@@ -403,6 +447,25 @@ const FAMILIES: { name: string; share: number; options: (w: World) => Omit<CaseO
       hostileBodies: true,
     }),
   },
+  {
+    // Lead CSV imports, admin and console, with generated files up to 5 MB (fuzz-uploads.ts). Before
+    // the console family, so its lead search meets the imported leads.
+    name: 'imports',
+    share: 0.07,
+    cases: (name) => importCase(world, surfaces, importRoutes(appTable), name, MAX_MS),
+  },
+  {
+    // The console's JSON API with every kind of session (fuzz-console.ts).
+    name: 'console',
+    share: 0.2,
+    cases: (name) => consoleCase(world, surfaces, consoleRoutes(appTable), name),
+  },
+  {
+    // Twilio's callbacks: real and junk call ids, signatures right and wrong, odd forms (fuzz-uploads.ts).
+    name: 'callbacks',
+    share: 0.12,
+    cases: (name) => callbackCase(world, surfaces, appTable, name, () => service.base),
+  },
 ]
 
 /** Admin routes only open with the admin token, external ones with a key: the bodies family picks the right one. */
@@ -421,7 +484,9 @@ describe('fuzz: every route, random and hostile requests, against the running se
     const runs = Math.max(1, Math.round(RUNS * family.share))
     const skip = ONLY !== null && ONLY !== family.name
     test.skipIf(skip)(`${family.name}: ${runs} requests (seed ${SEED + index})`, async () => {
-      let arb = caseArbitrary(world, { family: family.name, ...family.options(world) })
+      // The admin family moves the fake clock past a session's idle time: the new families sign in afresh.
+      if (family.name === 'console' || family.name === 'imports') await renewSessions(service.base, surfaces)
+      let arb = family.cases ? family.cases(family.name) : caseArbitrary(world, { family: family.name, ...family.options!(world) })
       if (family.name === 'bodies') arb = withDoorCredentials(arb)
       const failures = new Map<string, { count: number; text: string }>()
       const statuses = new Map<string, number>()
@@ -432,7 +497,7 @@ describe('fuzz: every route, random and hostile requests, against the running se
           const status = o.result.kind === 'reply' ? `${o.result.reply.status}` : o.result.kind
           statuses.set(status, (statuses.get(status) ?? 0) + 1)
           if (o.result.kind === 'reply' && o.result.reply.status < 300) routesSeen.add(`${c.route.method} ${c.route.template}`)
-          if (TRACE) console.log(`${family.name} ${c.auth} ${c.request.method} ${c.request.target.slice(0, 100)} -> ${status} ${o.result.kind === 'reply' ? o.result.reply.body.toString('utf8').slice(0, 140) : ''}`)
+          if (TRACE) console.log(`${family.name} ${c.auth} ${c.request.method} ${c.request.target.slice(0, 100)} -> ${status} ${o.result.kind === 'reply' ? `${Math.round(o.result.reply.ms)} ms ${o.result.reply.body.toString('utf8').slice(0, 140)}` : ''}`)
           if (o.problems.length === 0) return true
           if (KEEP_GOING) {
             // One entry per kind of failure and route (numbers and ids blurred).

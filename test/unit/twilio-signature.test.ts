@@ -200,3 +200,13 @@ describe('the parameters are encoded once for every URL spelling tried', () => {
     expect(official('tok', 'AAAA', u, { a: '1' })).toBe(false)
   })
 })
+
+describe('formParams', () => {
+  test('fields named __proto__ and constructor are plain fields (a forged form once gave a 500)', () => {
+    const params = formParams('__proto__=a&constructor=b&__proto__=c&toString=d')
+    expect(params.__proto__).toEqual(['a', 'c'])
+    expect(params.constructor).toBe('b')
+    expect(params.toString).toBe('d')
+    expect(Object.keys(params)).toEqual(['__proto__', 'constructor', 'toString'])
+  })
+})

@@ -94,7 +94,8 @@ export function validateTwilioRequestWithBody(authToken: string, signature: stri
 /** A form body as TwilioParams: repeated names become arrays, as Twilio signs them. */
 export function formParams(body: URLSearchParams | string): Record<string, string | string[]> {
   const search = typeof body === 'string' ? new URLSearchParams(body) : body
-  const out: Record<string, string | string[]> = {}
+  // No prototype: a field named __proto__ or constructor is a field like any other.
+  const out: Record<string, string | string[]> = Object.create(null)
   for (const [name, value] of search) {
     const seen = out[name]
     if (seen === undefined) out[name] = value
