@@ -1,5 +1,5 @@
 /**
- * Runs the Twilio-compatible emulator (src/telephony/twilio/emulator.ts) as a local server, a
+ * Runs the Twilio-compatible emulator (test/emulators/twilio/emulator.ts) as a local server, a
  * test tool (docs/telephony.md "The emulator"). It places no real calls.
  *
  *   bun run scripts/twilio-emulator.ts --port 3901 --speed 10 \
@@ -8,7 +8,7 @@
  * Point an organization's carrier at it with api_base_url http://127.0.0.1:3901. Ctrl-C stops it.
  */
 import { parseArgs } from 'node:util'
-import { TwilioEmulator } from '../src/telephony/twilio/emulator'
+import { TwilioEmulator } from '../test/emulators/twilio/emulator'
 
 const { values } = parseArgs({
   options: {

@@ -9,13 +9,13 @@ import { exportDownloadRoutes, exportRoutes } from './api/exports/routes'
 import { usageRoutes } from './api/usage/routes'
 import { healthRoutes } from './api/health'
 import { webhookRoutes } from './api/webhooks/routes'
-import { twilioRoutes } from './api/twilio/routes'
 import { consolePages } from './console/pages'
 import { consoleRoutes } from './console/routes'
 import { leadRoutes } from './api/leads/routes'
 import { createGateway, EXTERNAL_PREFIX, type RequestHandler } from './http/gateway'
-import { requestPipeline } from './http/pipeline'
+import { markRoute, readCappedText, requestPipeline } from './http/pipeline'
 import type { Services } from './services'
+import { carrierRoutes } from './telephony/registry'
 
 /** The routes: body parsing and the error envelope first, then every route module. */
 export function createApp(s: Services) {
@@ -29,7 +29,8 @@ export function createApp(s: Services) {
     .use(docsRoutes(s.config.publicUrl))
     .use(recordingRoutes(s))
     .use(exportDownloadRoutes(s))
-    .use(twilioRoutes(s))
+    // Each carrier's callbacks, at its own paths (the gateway lets them in without a key).
+    .use(carrierRoutes(s.carriers, { publicUrl: s.config.publicUrl, markRoute, readText: readCappedText }))
     .use(consoleRoutes(s))
     .use(consolePages())
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))

@@ -15,10 +15,9 @@ import { callService, type CallService } from './domain/calls/call-service'
 import { callActivity, HandleTimes } from './domain/calls/call-activity'
 import { Dialer } from './domain/calls/dialer'
 import { signedLinks, type SignedLinks } from './domain/links/signed-links'
-import { SimulatedCarrier } from './telephony/simulator'
 import type { Carrier } from './telephony/carrier'
-import { TwilioCarrier } from './telephony/twilio/twilio-carrier'
-import type { TwilioAccount } from './telephony/twilio/rest-client'
+import type { OpenedSettings } from './telephony/ports'
+import { carrierList, createCarriers, DEFAULT_CARRIER, watchCarriers, type CarrierSet } from './telephony/registry'
 import { carrierDirectory } from './domain/calls/carrier-choice'
 import { recordingFiles } from './domain/calls/recording-files'
 import { purgeRecordings } from './domain/calls/recording-retention'
@@ -68,10 +67,10 @@ export interface Services {
   readonly leads: LeadService
   readonly calls: CallService
   readonly dialer: Dialer
-  /** The built-in simulator: test keys, and live keys of organizations without a carrier. */
+  /** The default carrier (the simulator): test keys, and live keys of organizations without a carrier. */
   readonly carrier: Carrier
-  /** Twilio, for live keys of organizations that set it (its callbacks: src/api/twilio/routes.ts). */
-  readonly twilio: TwilioCarrier
+  /** Every carrier of the registry (src/telephony/registry.ts), by kind; the app mounts their callback routes. */
+  readonly carriers: CarrierSet
   readonly links: SignedLinks
   readonly eventQueries: EventQueries
   readonly webhooks: WebhookService
@@ -180,22 +179,23 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     onRefused: (code) => metrics.intakeRefusals.inc(code),
     imports,
   })
-  const carrier = new SimulatedCarrier({ clock, scheduler, speed: config.simSpeed })
   const recordings = recordingFiles(config.dataDir)
-  const twilio = new TwilioCarrier({
+  const carrierSet = createCarriers({
     store: stores.carrierCalls,
     transaction,
     afterDurable: stores.afterDurable,
-    account: (orgId) => twilioAccountOf(orgs, orgId),
-    publicUrl: config.publicUrl,
+    settingsOf: (orgId) => openedCarrierOf(orgs, orgId),
     recordings,
     clock,
     scheduler,
+    publicUrl: config.publicUrl,
+    simSpeed: config.simSpeed,
   })
+  const carrier = carrierSet[DEFAULT_CARRIER]
   const carriers = carrierDirectory({
-    simulator: carrier,
-    twilio,
-    // The row without its token: caller IDs and detection are all a dial decides with.
+    carriers: carrierSet,
+    fallback: carrier,
+    // The row without its token: its kind, caller IDs and detection are all a dial decides with.
     settingsOf: (orgId) => stores.orgs.carrier(orgId) ?? null,
   })
   const links = signedLinks(stores.settings, config.publicUrl)
@@ -248,8 +248,8 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   calls.onLineFree((campaignId, livemode) => dialer.lineFree(campaignId, livemode))
   // The carrier turns a call away for its own limit (429) → the campaign's lines hold, then dial again.
   calls.onCarrierThrottled((campaignId, livemode) => dialer.throttled(campaignId, livemode))
-  // Twilio's callbacks (also those of calls dialed before a restart) → the call service's events.
-  twilio.connect(calls.carrierEvents)
+  // A carrier's callbacks (also those of calls dialed before a restart) → the call service's events.
+  for (const each of carrierList(carrierSet)) each.connect?.(calls.carrierEvents)
   // An event is stored (in its transaction) → its webhook deliveries are written with it (the outbox),
   events.onRecorded((row) => webhooks.fanOut(row))
   // → and once durable, each delivery is sent by the worker (as are those of a resumed endpoint).
@@ -297,10 +297,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
 
   scheduler.every({
     name: 'carrier_watchdog',
-    // Each minute: a Twilio call quiet for 15 minutes is looked up (a lost final callback), so none stays up forever.
+    // Each minute: a carrier call quiet for long is looked up (a lost final callback), so none stays up forever.
     pattern: '0 * * * * *',
     run: () => {
-      twilio.watch()
+      watchCarriers(carrierSet)
     },
   })
 
@@ -355,7 +355,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     calls,
     dialer,
     carrier,
-    twilio,
+    carriers: carrierSet,
     links,
     eventQueries: eventQueries(stores.events),
     webhooks,
@@ -383,7 +383,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
         logger.warn('usage_count_on_close_failed', { error: String(error) })
       }
       deliveries.stop()
-      twilio.stop()
+      for (const each of carrierList(carrierSet)) each.stop?.()
       scheduler.stop()
       searchIndex.stop()
       database.close()
@@ -391,11 +391,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   }
 }
 
-/** The organization's Twilio account with its token opened, or null (no Twilio, or the token does not open: the key changed). */
-function twilioAccountOf(orgs: OrgService, orgId: string): TwilioAccount | null {
+/** The organization's carrier settings with secrets opened, or null when they do not open (the key changed). */
+function openedCarrierOf(orgs: OrgService, orgId: string): OpenedSettings | null {
   try {
-    const settings = orgs.carrier(orgId)
-    return settings.kind === 'twilio' ? { accountSid: settings.accountSid, authToken: settings.authToken, apiBaseUrl: settings.apiBaseUrl } : null
+    return orgs.carrier(orgId)
   } catch (error) {
     logger.error('carrier_token_unreadable', { org_id: orgId, error: error instanceof Error ? error.name : 'unknown' })
     return null

@@ -1,8 +1,10 @@
 /**
- * Hostile bodies benchmark (issue 14 item 3): every rejected body under 1 MB answers in under
- * 50 ms and never stalls the service's event loop for more than 50 ms.
+ * Hostile bodies benchmark: every rejected body under 1 MB answers in under 50 ms and never
+ * stalls the service's event loop for more than 50 ms; the lead import, Twilio callback and
+ * console search cases (hostile-surfaces.ts) never stall it for 50 ms, never hold another
+ * client's request for 50 ms, and keep the process's memory bounded.
  *
- *   bun run scripts/bench/hostile-bodies.ts [--rounds 7] [--only TEXT] [--all]
+ *   bun run scripts/bench/hostile-bodies.ts [--rounds 7] [--only TEXT] [--all] [--search-leads 100000]
  *
  * How:
  *   - The service runs as a child process (this file with --server): the app as `serve` builds
@@ -14,12 +16,27 @@
  *     it was served. Shown: status, median and worst of each, beside the references (the idle
  *     server's own timer jitter, a small valid request and a small invalid one).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { daytimeStart, setClock } from '../../test/process/daytime-clock'
+import { surfaceKinds, type SurfaceKind } from './hostile-surfaces'
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef'
+
+/** The process's peak resident memory (MB) since the last reset, then reset (Linux: VmHWM, clear_refs 5). */
+function peakRssMb(): number {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8')
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0)
+    writeFileSync('/proc/self/clear_refs', '5')
+    return kb / 1024
+  } catch {
+    return process.memoryUsage().rss / MB
+  }
+}
+const MB = 1024 * 1024
 
 /** The service with a stall meter: what the bench measures runs in this process. */
 async function runServer(): Promise<void> {
@@ -43,7 +60,7 @@ async function runServer(): Promise<void> {
         // Read before resetting: the gap up to now counts too.
         const stall = Math.max(worst, performance.now() - last)
         worst = 0
-        return Response.json({ stall })
+        return Response.json({ stall, peak_rss_mb: peakRssMb() })
       }
       return handle(request, srv)
     },
@@ -58,12 +75,13 @@ async function runServer(): Promise<void> {
 
 async function runBench(): Promise<void> {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string', default: '7' }, only: { type: 'string' }, all: { type: 'boolean', default: false } },
+    options: { rounds: { type: 'string', default: '7' }, only: { type: 'string' }, all: { type: 'boolean', default: false }, 'search-leads': { type: 'string', default: '100000' } },
   })
   const rounds = Number(values.rounds)
   const dataDir = mkdtempSync(join(tmpdir(), 'dialer-hostile-'))
   const child = Bun.spawn([process.execPath, import.meta.path, '--server'], {
-    env: { ...process.env, DIALER_DATA_DIR: dataDir, DIALER_ADMIN_TOKEN: ADMIN_TOKEN, DIALER_LOG_REQUESTS: '0', DIALER_LOG_LEVEL: 'error' },
+    // The fake clock, set to a New York morning below, so the callback cases' call is dialed whenever the bench runs.
+    env: { ...process.env, DIALER_DATA_DIR: dataDir, DIALER_ADMIN_TOKEN: ADMIN_TOKEN, DIALER_LOG_REQUESTS: '0', DIALER_LOG_LEVEL: 'error', DIALER_FAKE_CLOCK: '1' },
     stdout: 'pipe',
     stderr: 'inherit',
   })
@@ -72,7 +90,11 @@ async function runBench(): Promise<void> {
     const first = new TextDecoder().decode((await reader.read()).value)
     reader.releaseLock()
     const base = `http://127.0.0.1:${JSON.parse(first.split('\n')[0]!).port}`
-    await measureAll(base, rounds, values.only, values.all)
+    await setClock(base, ADMIN_TOKEN, daytimeStart(Date.now(), ['America/New_York']))
+    const failures = await measureAll(base, rounds, values.only, values.all)
+    failures.push(...(await measureSurfaces(base, rounds, values.only, Number(values['search-leads']))))
+    console.log(failures.length ? `\nOver target:\n  ${failures.join('\n  ')}` : '\nEvery case within its targets.')
+    if (failures.length) process.exitCode = 1
   } finally {
     child.kill('SIGTERM')
     await child.exited
@@ -128,7 +150,7 @@ function kinds(campaignId: string): Kind[] {
 }
 
 /** `only`: body kinds whose name contains it; `all`: print every round's figures too. */
-async function measureAll(base: string, rounds: number, only: string | undefined, all: boolean): Promise<void> {
+async function measureAll(base: string, rounds: number, only: string | undefined, all: boolean): Promise<string[]> {
   const org = await admin(base, '/orgs', { name: 'Hostile bench', plan_requests_per_minute: 100_000 })
   const campaign = await admin(base, `/orgs/${org.id}/campaigns`, { name: 'Bench', status: 'active', sdrs: [{ name: 'Alex' }] })
   const key = await admin(base, `/orgs/${org.id}/keys`, { name: 'bench', mode: 'live', requests_per_minute: 100_000, burst: 100_000 })
@@ -175,7 +197,87 @@ async function measureAll(base: string, rounds: number, only: string | undefined
     if (status >= 500) failures.push(`${kind.name}: ${status}`)
     if (status >= 400 && (tMax >= 50 || sMax >= 50)) failures.push(`${kind.name}: worst answer ${tMax.toFixed(1)} ms, stall ${sMax.toFixed(1)} ms`)
   }
-  console.log(failures.length ? `\nOver target:\n  ${failures.join('\n  ')}` : '\nEvery rejected body answered in under 50 ms, with no stall of 50 ms or more.')
+  return failures
+}
+
+/**
+ * The import, callback and search cases. Beside each: the worst wait of another client (GET
+ * /healthz sent back to back while the case is served) and the service's peak memory.
+ * Targets: no stall and no other client's wait of 50 ms or more; cases the service can refuse
+ * early (`fast`) answered in under 50 ms; peak memory under 300 MB above the idle service.
+ */
+async function measureSurfaces(base: string, rounds: number, only: string | undefined, searchLeads: number): Promise<string[]> {
+  const meter = async () => (await (await fetch(`${base}/__bench/stall`)).json()) as { stall: number; peak_rss_mb: number }
+  const { kinds, stop } = await surfaceKinds(base, ADMIN_TOKEN, { searchLeads })
+  const failures: string[] = []
+  try {
+    await meter()
+    await Bun.sleep(20)
+    const idleRss = (await meter()).peak_rss_mb
+    console.log(`\nImports, callbacks, search: ${rounds} rounds each; ms: median / worst; idle service ${idleRss.toFixed(0)} MB\n`)
+    console.log(`${'case'.padEnd(52)} ${'KB'.padStart(6)} ${'status'.padStart(6)}  ${'answer ms'.padStart(13)}  ${'loop stall ms'.padStart(13)}  ${'others wait ms'.padStart(14)}  peak MB`)
+    for (const kind of kinds.filter((k) => !only || k.name.includes(only))) {
+      const times: number[] = []
+      const stalls: number[] = []
+      const waits: number[] = []
+      let peak = 0
+      let status = 0
+      let code = ''
+      for (let round = 0; round < rounds + 1; round++) {
+        await meter()
+        const { reply, elapsed, worstWait } = await withProbe(base, () => send(base, kind))
+        const m = await meter()
+        status = reply.status
+        code = reply.code
+        if (round === 0) continue
+        times.push(elapsed)
+        stalls.push(m.stall)
+        waits.push(worstWait)
+        peak = Math.max(peak, m.peak_rss_mb)
+      }
+      const [t50, tMax, s50, sMax, w50, wMax] = [median(times), Math.max(...times), median(stalls), Math.max(...stalls), median(waits), Math.max(...waits)]
+      console.log(`${kind.name.padEnd(52)} ${String(Math.round(kind.bytes / 1000)).padStart(6)} ${String(status).padStart(6)}  ${fmt(t50, tMax)}  ${fmt(s50, sMax)}  ${fmt(w50, wMax).padStart(14)}  ${peak.toFixed(0).padStart(7)}  ${code}`)
+      if (status >= 500) failures.push(`${kind.name}: ${status}`)
+      if (sMax >= 50) failures.push(`${kind.name}: event-loop stall ${sMax.toFixed(1)} ms`)
+      if (wMax >= 50) failures.push(`${kind.name}: another client waited ${wMax.toFixed(1)} ms`)
+      if (kind.fast && tMax >= 50) failures.push(`${kind.name}: answered in ${tMax.toFixed(1)} ms`)
+      if (peak - idleRss >= 300) failures.push(`${kind.name}: peak memory ${peak.toFixed(0)} MB (idle ${idleRss.toFixed(0)} MB)`)
+    }
+  } finally {
+    await stop()
+  }
+  return failures
+}
+
+async function send(base: string, kind: SurfaceKind): Promise<{ status: number; code: string }> {
+  const r = await fetch(`${base}${kind.path}`, { method: kind.method, headers: kind.headers, body: kind.body() }).catch((error: Error) => ({ status: 0, text: async () => error.message }))
+  const text = await r.text()
+  let code = ''
+  try {
+    code = r.status >= 400 ? (JSON.parse(text) as { error: { code: string } }).error.code : ''
+  } catch {
+    code = text.slice(0, 40)
+  }
+  return { status: r.status, code }
+}
+
+/** Runs `work` while GET /healthz is sent back to back; returns its reply, its time, and the slowest health check. */
+async function withProbe<T>(base: string, work: () => Promise<T>): Promise<{ reply: T; elapsed: number; worstWait: number }> {
+  let done = false
+  let worstWait = 0
+  const probe = (async () => {
+    while (!done) {
+      const started = performance.now()
+      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer())
+      worstWait = Math.max(worstWait, performance.now() - started)
+    }
+  })()
+  const started = performance.now()
+  const reply = await work()
+  const elapsed = performance.now() - started
+  done = true
+  await probe
+  return { reply, elapsed, worstWait }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!

@@ -17,7 +17,7 @@
  */
 import { join } from 'node:path'
 import { signTwilioRequest } from '../../src/telephony/twilio/signature'
-import { TwilioEmulator } from '../../src/telephony/twilio/emulator'
+import { TwilioEmulator } from '../../test/emulators/twilio/emulator'
 import { daytimeStart, setClock } from '../../test/process/daytime-clock'
 import { ADMIN_TOKEN, basicAuth, lua, runWrk, startService, stop, wrkCommon, type Child, rotatingGets } from './lib'
 

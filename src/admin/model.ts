@@ -6,6 +6,7 @@ import type { OrgRow } from '../db/stores/org-store'
 import type { CarrierView } from '../domain/orgs/carrier-settings'
 import { iso, isoOrNull } from '../jobs/clock'
 import { strict } from '../api/shared'
+import { carrierInputSchema } from '../telephony/registry'
 
 // Admin limits go up to 100000 (DESIGN.md "Contract details").
 const rate = (min = 1) => t.Integer({ minimum: min, maximum: 100_000 })
@@ -16,19 +17,9 @@ const PersonInput = t.Object(
   strict,
 )
 
-// The organization's carrier for live calls (src/domain/orgs/carrier-settings.ts checks the
-// formats: SID, token, E.164 caller IDs, https endpoint).
-const CarrierInput = t.Object(
-  {
-    kind: t.Union([t.Literal('simulator'), t.Literal('twilio')]),
-    account_sid: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
-    auth_token: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
-    caller_ids: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 32 }), { maxItems: 100 })),
-    api_base_url: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
-    machine_detection: t.Optional(t.Boolean()),
-  },
-  strict,
-)
+// The organization's carrier for live calls: each kind's fields from its settings schema
+// (src/telephony/registry.ts); src/domain/orgs/carrier-settings.ts checks the formats.
+const CarrierInput = carrierInputSchema(strict)
 
 // What a campaign drops on an answering machine: an audio file the carrier plays, or text it says.
 const VoicemailInput = t.Nullable(
@@ -134,7 +125,7 @@ export const presentOrg = (o: OrgRow, carrier: CarrierView) => ({
 
 export const presentKey = (k: ApiKeyRow, secret?: string) => ({
   id: k.id,
-  object: 'api_key',
+  object: 'api_key' as const,
   org_id: k.orgId,
   name: k.name,
   mode: k.mode,
@@ -199,7 +190,7 @@ export const PatchUserBody = t.Partial(t.Object({ name: Name, role: Role, passwo
 /** A console account; `password` only in the reply that minted it. Never the hash. */
 export const presentUser = (u: UserRow, password?: string | null) => ({
   id: u.id,
-  object: 'user',
+  object: 'user' as const,
   org_id: u.orgId,
   email: u.email,
   name: u.name,

@@ -3,31 +3,26 @@
  * not the body's fields one for one (a switch picks the kind; the token comes from a file or
  * stdin, so it never sits in ps output or shell history), so this builds the `carrier` object.
  */
-import type { FieldKind } from './admin-commands'
+import type { FieldKind } from './field-kind'
 import { CliError, EXIT } from './cli-error'
 import { readSecret } from './secret-input'
+import type { CarrierFlag } from '../telephony/plugin'
+import { CARRIER_KINDS, CARRIERS, DEFAULT_CARRIER, type CarrierKind } from '../telephony/registry'
 
-export const CARRIER_FLAGS: Record<string, FieldKind> = {
-  twilio: 'switch',
-  simulator: 'switch',
-  account_sid: 'string',
-  auth_token_file: 'string',
-  auth_token_stdin: 'switch',
-  caller_id: 'list',
-  api_base_url: 'string',
-  machine_detection: 'bool',
-}
+// The switches: the other carriers first, the default (switching back to it) last.
+const KINDS: CarrierKind[] = [...CARRIER_KINDS.filter((kind) => kind !== DEFAULT_CARRIER), DEFAULT_CARRIER]
+const flagsOf = (kind: CarrierKind): Record<string, CarrierFlag> => CARRIERS[kind].cli.flags
 
-export const CARRIER_NOTES: Record<string, string> = {
-  twilio: 'dial live calls through Twilio (or a Twilio-compatible endpoint)',
-  simulator: 'dial live calls with the built-in simulator again (the default)',
-  account_sid: 'the Twilio account SID (AC and 32 hex digits)',
-  auth_token_file: 'a file holding the Twilio auth token',
-  auth_token_stdin: 'read the Twilio auth token from stdin',
-  caller_id: 'a number to call from, E.164 (+14155550100); repeat or comma-separate for several',
-  api_base_url: 'Twilio API endpoint; default https://api.twilio.com (plain http only to loopback)',
-  machine_detection: 'detect answering machines (default true)',
-}
+/** A `--<kind>` switch per carrier of the registry, then each carrier's own flags. */
+export const CARRIER_FLAGS: Record<string, FieldKind> = Object.fromEntries([
+  ...KINDS.map((kind) => [kind, 'switch']),
+  ...KINDS.flatMap((kind) => Object.entries(flagsOf(kind)).map(([flag, { kind: type }]) => [flag, type])),
+])
+
+export const CARRIER_NOTES: Record<string, string> = Object.fromEntries([
+  ...KINDS.map((kind) => [kind, CARRIERS[kind].cli.note]),
+  ...KINDS.flatMap((kind) => Object.entries(flagsOf(kind)).map(([flag, { note }]) => [flag, note])),
+])
 
 const usage = 'Run `dialer admin org carrier --help` for its flags.'
 
@@ -40,21 +35,19 @@ export function withCarrierToken(fields: Record<string, unknown>, body: Record<s
 
 /** The PATCH body for the flags given, the token left out (withCarrierToken adds it); throws CliError (exit 2) for a combination that cannot work. */
 export function carrierBody(fields: Record<string, unknown>): Record<string, unknown> {
-  const twilio = fields.twilio === true
-  const simulator = fields.simulator === true
-  if (twilio === simulator) throw new CliError('give --twilio or --simulator (one of them)', EXIT.usage, usage)
-  if (simulator) {
-    const extra = Object.keys(fields).find((f) => f !== 'simulator')
-    if (extra) throw new CliError(`--${extra.replace(/_/g, '-')} goes only with --twilio`, EXIT.usage, usage)
-    return { carrier: { kind: 'simulator' } }
+  const chosen = KINDS.filter((kind) => fields[kind] === true)
+  if (chosen.length !== 1) throw new CliError(`give ${KINDS.map((kind) => `--${kind}`).join(' or ')} (one of them)`, EXIT.usage, usage)
+  const kind = chosen[0]!
+  const extra = Object.keys(fields).find((flag) => flag !== kind && !(flag in flagsOf(kind)))
+  if (extra) {
+    const owner = KINDS.find((other) => extra in flagsOf(other))
+    throw new CliError(`--${extra.replace(/_/g, '-')} goes only with --${owner}`, EXIT.usage, usage)
   }
-  if (fields.auth_token_file !== undefined && fields.auth_token_stdin === true) {
-    throw new CliError('give --auth-token-file or --auth-token-stdin, not both', EXIT.usage, usage)
+  let settings: Record<string, unknown>
+  try {
+    settings = CARRIERS[kind].cli.body(fields)
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), EXIT.usage, usage)
   }
-  const carrier: Record<string, unknown> = { kind: 'twilio' }
-  if (fields.account_sid !== undefined) carrier.account_sid = fields.account_sid
-  if (fields.caller_id !== undefined) carrier.caller_ids = (fields.caller_id as string[]).filter((id) => id !== '')
-  if (fields.api_base_url !== undefined) carrier.api_base_url = fields.api_base_url
-  if (fields.machine_detection !== undefined) carrier.machine_detection = fields.machine_detection
-  return { carrier }
+  return { carrier: { kind, ...settings } }
 }

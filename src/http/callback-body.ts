@@ -2,7 +2,7 @@ import { ApiError, invalid } from '../errors'
 import { CALLBACK_PREFIX } from '../telephony/twilio/call-plan'
 
 /**
- * Twilio's callbacks (src/api/twilio/routes.ts) need no key, so anyone can post to them, and
+ * Twilio's callbacks (src/telephony/twilio/callback-routes.ts) need no key, so anyone can post to them, and
  * checking a signature costs time in the size of the form. Twilio's own forms are small (a
  * status callback is about 1 KB and 40 fields, a transcript line a few KB), so a form over
  * 64 KB or 200 fields is refused before any signature work: the gateway refuses a declared

@@ -20,22 +20,22 @@ export { ADMIN_PREFIX, EXTERNAL_PREFIX, OPENAPI_PATH } from './gateway'
 const utf8 = new TextDecoder()
 
 /**
- * The body as text, at most MAX_BODY_BYTES. A body with a Content-Length (the gateway refused
- * one over the cap) is read whole, which is far cheaper than a stream reader; a chunked body is
- * read chunk by chunk and given up once it runs over.
+ * The body as text, at most `limit` bytes (MAX_BODY_BYTES unless a route has its own). A body
+ * with a Content-Length (the gateway refused one over the cap) is read whole, which is far
+ * cheaper than a stream reader; a chunked body is read chunk by chunk and given up once it runs over.
  */
-export async function readCappedText(request: Request): Promise<string> {
+export async function readCappedText(request: Request, limit = MAX_BODY_BYTES, tooBig: () => ApiError = tooLarge): Promise<string> {
   if (!request.body) return ''
   if (request.headers.has('content-length')) {
     const text = await request.text()
     // HTTP framing holds a body to its declared length; an in-process Request need not.
-    if (text.length > MAX_BODY_BYTES) throw tooLarge()
+    if (text.length > limit) throw tooBig()
     return text
   }
-  return utf8.decode(await readCappedStream(request.body))
+  return utf8.decode(await readCappedStream(request.body, limit, tooBig))
 }
 
-async function readCappedStream(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+async function readCappedStream(body: ReadableStream<Uint8Array>, limit: number, tooBig: () => ApiError): Promise<Uint8Array> {
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -43,9 +43,9 @@ async function readCappedStream(body: ReadableStream<Uint8Array>): Promise<Uint8
     const { done, value } = await reader.read()
     if (done) break
     size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       await reader.cancel().catch(() => {})
-      throw tooLarge()
+      throw tooBig()
     }
     chunks.push(value)
   }
@@ -146,7 +146,7 @@ export function requestPipeline(s: Services) {
       if (state && isRegistryUpload(request.method, state.pathname)) return REGISTRY_BODY
       // A lead CSV import: its route reads the text (csv-upload.ts).
       if (state && isCsvImport(request.method, state.pathname)) return CSV_BODY
-      // Twilio posts forms, signed as sent: its routes read the text themselves (src/api/twilio/routes.ts).
+      // Twilio posts forms, signed as sent: its routes read the text themselves (src/telephony/twilio/callback-routes.ts).
       if (state?.pathname.startsWith(CALLBACK_PREFIX)) return TWILIO_BODY
       const text = await readCappedText(request)
       // Every body is JSON, whatever its Content-Type (no route takes CSV): a text body let

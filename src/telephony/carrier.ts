@@ -1,4 +1,4 @@
-import type { HandledBy, TranscriptLine, Voicemail } from '../db/schema'
+import type { TranscriptLine, Voicemail } from './call-values'
 import type { Outcome } from '../domain/outcomes'
 
 export type AnsweredBy = 'person' | 'machine' | 'unknown'
@@ -97,4 +97,8 @@ export interface Carrier {
    * closed as failed.
    */
   resume(call: OpenCall, events: CallEvents): boolean
+  /** Where events of calls the carrier tells of on its own (callbacks, boot) go: the call service's (wired once in src/services.ts). */
+  connect?(events: CallEvents): void
+  /** The service is closing: replies that come later are dropped. */
+  stop?(): void
 }

@@ -174,14 +174,14 @@ describe('live calls through Twilio', () => {
     expect((await w.h.admin('PATCH', `/orgs/${w.orgId}`, { recording_retention_days: 2 })).status).toBe(200)
     const leadId = await addLead(w, ny('04'))
     const call = await callOf(w, leadId, (c) => c.outcome !== null && c.recording_available)
-    const file = w.h.services.twilio.recording({ id: call.id })
+    const file = w.h.services.carriers.twilio.recording({ id: call.id })
     expect(file).not.toBeNull()
     expect((await w.h.api('GET', `/calls/${call.id}/recording`, { key: w.live })).status).toBe(200)
     await w.h.advance(3 * 86_400)
     const gone = await w.h.api('GET', `/calls/${call.id}/recording`, { key: w.live })
     expect(gone.status).toBe(404)
     expect(gone.body.error.code).toBe('recording_not_available')
-    expect(w.h.services.twilio.recording({ id: call.id })).toBeNull()
+    expect(w.h.services.carriers.twilio.recording({ id: call.id })).toBeNull()
   })
 
   test('every callback twice (as Twilio may) gives the same events once', async () => {

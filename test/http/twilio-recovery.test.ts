@@ -1,6 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHarness, scratchDir, type Harness } from '../harness'
-import { TwilioEmulator } from '../../src/telephony/twilio/emulator'
+import { TwilioEmulator } from '../emulators/twilio/emulator'
 import { addLead, CALLER_NY, ny, setup, SID, TOKEN } from './twilio-world'
 
 setDefaultTimeout(60_000)

@@ -1,6 +1,6 @@
 import { afterEach, expect } from 'bun:test'
 import { createHarness, scratchDir, type Harness, type TestKey } from '../harness'
-import { TwilioEmulator } from '../../src/telephony/twilio/emulator'
+import { TwilioEmulator } from '../emulators/twilio/emulator'
 
 /**
  * A service with one organization dialing live calls through the Twilio emulator, in process

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
-import { TwilioEmulator } from '../../src/telephony/twilio/emulator'
+import { TwilioEmulator } from '../emulators/twilio/emulator'
 import { startClock, type RunningClock } from './daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 

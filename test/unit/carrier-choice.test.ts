@@ -14,10 +14,11 @@ describe('carrierDirectory', () => {
   function directory() {
     const simulator = carrier('simulator')
     const twilio = carrier('twilio')
-    const settings = new Map([['org-twilio', { callerIds: ['+12125550100', '+13125550100'], machineDetection: false }]])
+    const settings = new Map([['org-twilio', { kind: 'twilio', callerIds: ['+12125550100', '+13125550100'], machineDetection: false }]])
     const asked: string[] = []
     const dir = carrierDirectory({
-      simulator, twilio,
+      carriers: { simulator, twilio },
+      fallback: simulator,
       settingsOf: (orgId) => {
         asked.push(orgId)
         return settings.get(orgId) ?? null
@@ -58,6 +59,7 @@ describe('carrierDirectory', () => {
     expect(dir.named('simulator')).toBe(simulator)
     expect(dir.named('Twilio')).toBeUndefined()
     expect(dir.named('')).toBeUndefined()
+    expect(dir.named('toString')).toBeUndefined()
   })
 })
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { FakeClock } from '../../src/jobs/clock'
 import { FakeScheduler } from '../../src/jobs/scheduler'
 import type { AnsweredBy, CallEvents, CallReport, DialRequest } from '../../src/telephony/carrier'
-import { scenarioFor, SimulatedCarrier } from '../../src/telephony/simulator'
+import { scenarioFor, SimulatedCarrier } from '../../src/telephony/simulator/simulated-carrier'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import twilio from 'twilio'
 import type { Server } from 'bun'
-import { TwilioEmulator } from '../../src/telephony/twilio/emulator'
+import { TwilioEmulator } from '../emulators/twilio/emulator'
 import { apply, type Effect, eventFromAmdCallback, eventFromDialAction, eventFromStatusCallback, initialState, type LifecycleState } from '../../src/telephony/twilio/lifecycle'
 import { TwilioRestClient } from '../../src/telephony/twilio/rest-client'
 import { formParams } from '../../src/telephony/twilio/signature'

@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { parseTwiml } from '../../src/telephony/twilio/emulator-twiml'
+import { parseTwiml } from '../emulators/twilio/emulator-twiml'
 import { bridgeLeg, escapeXml, hangup, holdForDetection, say, startTranscription, voicemailDrop } from '../../src/telephony/twilio/twiml'
 
 setDefaultTimeout(60_000)

@@ -4,6 +4,7 @@ import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm
 import { orgs } from './access'
 import { type Person, campaigns } from './campaigns'
 import { leads } from './leads'
+import type { TranscriptLine } from '../../telephony/call-values'
 
 export interface HandledBy {
   id: string | null
@@ -11,13 +12,8 @@ export interface HandledBy {
   role: 'sdr' | 'closer' | 'ai'
 }
 
-export interface TranscriptLine {
-  speaker: 'ai' | 'lead' | 'agent'
-  name: string
-  text: string
-  /** unix ms */
-  at: number
-}
+// Telephony owns the transcript line (it reports them); stored as it is.
+export type { TranscriptLine }
 
 export interface Intent {
   at: number

@@ -1,6 +1,7 @@
 /** Campaigns and their lists: retired numbers, Do Not Call entries, waiting counts. */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { orgs } from './access'
+import type { Voicemail } from '../../telephony/call-values'
 
 export interface Person {
   id: string
@@ -9,8 +10,8 @@ export interface Person {
   phone?: string
 }
 
-/** What a real carrier plays on an answering machine: a recording, or text read aloud. */
-export type Voicemail = { audio_url: string } | { say: string }
+// Telephony owns the voicemail a carrier plays (src/telephony/call-values.ts); stored as it is.
+export type { Voicemail }
 
 export const campaigns = sqliteTable(
   'campaigns',

@@ -16,23 +16,27 @@ export interface CarrierDirectory {
 }
 
 /**
- * Test keys always dial the simulator; live keys dial the organization's carrier (the simulator
- * unless it set Twilio).
+ * Test keys always dial the default carrier (the simulator); live keys dial the organization's
+ * carrier (the default unless it set another).
  */
 export function carrierDirectory(deps: {
-  simulator: Carrier
-  twilio: Carrier
-  /** The organization's carrier settings (without secrets): null for the simulator. */
-  settingsOf: (orgId: string) => { callerIds: readonly string[]; machineDetection: boolean } | null
+  /** Every carrier, by kind (the name kept on each call). */
+  carriers: Readonly<Record<string, Carrier>>
+  /** Test keys, and organizations without carrier settings. */
+  fallback: Carrier
+  /** The organization's carrier settings (without secrets): null for the default. */
+  settingsOf: (orgId: string) => { kind: string; callerIds: readonly string[]; machineDetection: boolean } | null
 }): CarrierDirectory {
-  const simulator: CarrierChoice = { carrier: deps.simulator, callerIds: [], machineDetection: true }
+  const fallback: CarrierChoice = { carrier: deps.fallback, callerIds: [], machineDetection: true }
+  const named = (name: string) => (Object.hasOwn(deps.carriers, name) ? deps.carriers[name] : undefined)
   return {
     forDial(orgId, livemode) {
-      if (!livemode) return simulator
+      if (!livemode) return fallback
       const settings = deps.settingsOf(orgId)
-      return settings ? { carrier: deps.twilio, callerIds: settings.callerIds, machineDetection: settings.machineDetection } : simulator
+      const carrier = settings ? named(settings.kind) : undefined
+      return settings && carrier ? { carrier, callerIds: settings.callerIds, machineDetection: settings.machineDetection } : fallback
     },
-    named: (name) => (name === deps.twilio.name ? deps.twilio : name === deps.simulator.name ? deps.simulator : undefined),
+    named,
   }
 }
 

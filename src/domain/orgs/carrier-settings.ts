@@ -4,6 +4,8 @@ import { isIP } from 'node:net'
 import { ApiError, invalid } from '../../errors'
 import { classifyPhone } from '../phone/phone-number'
 import type { SecretBox } from '../secrets/secret-box'
+import type { CarrierKind } from '../../telephony/registry'
+import type { TwilioSettings } from '../../telephony/twilio/settings'
 import { isPrivateAddress, targetName } from '../webhooks/target-check'
 
 /**
@@ -17,7 +19,7 @@ export const DEFAULT_TWILIO_API = 'https://api.twilio.com'
 
 /** The admin API's `carrier` field as sent (schema-checked: types and lengths only). */
 export interface CarrierInput {
-  kind: 'simulator' | 'twilio'
+  kind: CarrierKind
   account_sid?: string
   auth_token?: string
   caller_ids?: string[]
@@ -31,9 +33,7 @@ export type CarrierView =
   | { kind: 'twilio'; account_sid: string; caller_ids: string[]; api_base_url: string; machine_detection: boolean; auth_token_set: true }
 
 /** What a dial uses: the token opened. */
-export type CarrierSettings =
-  | { kind: 'simulator' }
-  | { kind: 'twilio'; accountSid: string; authToken: string; callerIds: string[]; apiBaseUrl: string; machineDetection: boolean }
+export type CarrierSettings = { kind: 'simulator' } | TwilioSettings
 
 /** Checked input: `authToken` null means "keep the stored one". */
 export type CheckedCarrier =

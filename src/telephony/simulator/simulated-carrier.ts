@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
-import type { TranscriptLine } from '../db/schema'
-import { localDateOf, zonedTime } from '../domain/calling-hours/calling-window'
-import type { Outcome } from '../domain/outcomes'
-import type { Clock } from '../jobs/clock'
-import type { Scheduler } from '../jobs/scheduler'
-import type { AnsweredBy, CallEvents, Carrier, CallReport, DialRequest } from './carrier'
-import { toneWav } from './tone-wav'
+import type { TranscriptLine } from '../call-values'
+import { localDateOf, zonedTime } from '../../domain/calling-hours/calling-window'
+import type { Outcome } from '../../domain/outcomes'
+import type { Clock } from '../../jobs/clock'
+import type { Scheduler } from '../../jobs/scheduler'
+import type { AnsweredBy, CallEvents, Carrier, CallReport, DialRequest } from '../carrier'
+import { toneWav } from '../tone-wav'
 
 /** One step of a scripted call, `at` seconds after dialing (at DIALER_SIM_SPEED 1). */
 type Step =

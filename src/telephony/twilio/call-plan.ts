@@ -1,4 +1,4 @@
-import type { Voicemail } from '../../db/schema'
+import type { Voicemail } from '../call-values'
 import type { BridgePerson, CallReport } from '../carrier'
 import { initialState, type LifecycleState } from './lifecycle'
 import { bridgeLeg, hangup, holdForDetection, say, voicemailDrop, type TranscriptionStart } from './twiml'
@@ -8,7 +8,7 @@ import { bridgeLeg, hangup, holdForDetection, say, voicemailDrop, type Transcrip
  * after a restart) and where its callback state stands. Pure: no I/O.
  */
 
-/** The callback routes, under DIALER_PUBLIC_URL (src/api/twilio/routes.ts). */
+/** The callback routes, under DIALER_PUBLIC_URL (src/telephony/twilio/callback-routes.ts). */
 export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'voicemail', 'voicemail-done', 'recording', 'transcription'] as const
 export type CallbackStep = (typeof CALLBACK_STEPS)[number]
 

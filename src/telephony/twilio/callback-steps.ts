@@ -1,4 +1,4 @@
-import type { TranscriptLine } from '../../db/schema'
+import type { TranscriptLine } from '../call-values'
 import type { CallEvents, CallReport } from '../carrier'
 import {
   answerTwiml, bridgeTwiml, HOLD_SECONDS, nobodyTookTwiml, TWIML_STEPS, voicemailTwiml,

@@ -1,28 +1,24 @@
-import type { CarrierCallRow, CarrierCallStore } from '../../db/stores/carrier-call-store'
 import type { Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
 import { logger } from '../../log'
 import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
+import type { CarrierCallPort, CarrierCallRecord, RecordingStorage } from '../ports'
 import { callbackUrl, CALLBACK_STEPS, initialCarrierState, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
-import { TwilioRestClient, type RestClientOptions, type TwilioAccount, type TwilioFailure } from './rest-client'
+import { failedReport, noteOf } from './failures'
+import { TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
 import { formParams, validateTwilioRequest } from './signature'
 
 /**
  * Twilio Programmable Voice as a carrier (docs/telephony.md): a person-first power dialer. The
  * dial places the call through the REST API once its rows are durable; Twilio's signed
- * callbacks (src/api/twilio/routes.ts) move the call through lifecycle.ts, each in one
+ * callbacks (callback-routes.ts) move the call through lifecycle.ts, each in one
  * transaction with the call-service events it causes; REST work they call for (redirects,
  * hang-ups, the recording download) starts only once that transaction is durable.
  */
 
-export interface RecordingStorage {
-  save(callId: string, audio: Uint8Array): void
-  read(callId: string): Uint8Array | null
-}
-
 export interface TwilioCarrierDeps {
-  store: CarrierCallStore
+  store: CarrierCallPort
   transaction: <T>(work: () => T) => T
   afterDurable: (effect: () => void) => void
   /** The organization's Twilio account with its token opened; null when it has none or it cannot be opened. */
@@ -218,11 +214,11 @@ export class TwilioCarrier implements Carrier {
     })
   }
 
-  private context(row: CarrierCallRow): StepContext {
+  private context(row: CarrierCallRecord): StepContext {
     return { callId: row.callId, plan: row.plan as CallPlan, publicUrl: this.deps.publicUrl, now: this.deps.clock.now(), events: this.requireEvents() }
   }
 
-  private save(row: CarrierCallRow, state: CarrierState, sid: string): void {
+  private save(row: CarrierCallRecord, state: CarrierState, sid: string): void {
     const open = !(state.reported && state.life.stage === 'ended')
     this.deps.store.update(row.callId, { state, open, carrierCallId: row.carrierCallId ?? sid, updated: this.deps.clock.now() })
   }
@@ -294,15 +290,4 @@ export class TwilioCarrier implements Carrier {
       this.save(current, state, current.carrierCallId ?? '')
     })
   }
-}
-
-function failedReport(note: string, fault: CallReport['carrierFault']): CallReport {
-  return { outcome: 'failed', note, voicemailDelivered: false, callbackAt: null, optOut: false, durationSeconds: 0, transcript: [], recorded: false, carrierFault: fault }
-}
-
-function noteOf(failure: TwilioFailure): string {
-  const code = failure.code !== null ? ` (error ${failure.code})` : failure.status !== null ? ` (HTTP ${failure.status})` : ''
-  const what = failure.kind === 'throttled' ? 'Twilio is at its limit of calls (429); the lead is tried again later'
-    : failure.kind === 'rejected' ? 'Twilio refused the call' : 'Twilio could not be reached'
-  return `${what}${code}: ${failure.message}`.slice(0, 500)
 }

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import { ApiError, notFound } from '../../errors'
 import { callbackTooLarge, CALLBACK_MAX_BYTES, checkCallbackFields } from '../../http/callback-body'
-import { markRoute, readCappedText } from '../../http/pipeline'
-import type { Services } from '../../services'
-import { CALLBACK_PREFIX } from '../../telephony/twilio/call-plan'
+import type { CallbackDoor } from '../ports'
+import { CALLBACK_PREFIX } from './call-plan'
+import type { TwilioCarrier } from './twilio-carrier'
 
 /**
  * Twilio's callbacks (docs/telephony.md "What Twilio sends back"): no API key, the
@@ -11,18 +11,18 @@ import { CALLBACK_PREFIX } from '../../telephony/twilio/call-plan'
  * unread: see TWILIO_BODY); the URL checked is DIALER_PUBLIC_URL plus the path and query, the
  * one Twilio was given and signed.
  */
-export const twilioRoutes = (s: Services) =>
-  new Elysia().onTransform(markRoute).post(
+export const twilioCallbackRoutes = (twilio: TwilioCarrier, door: CallbackDoor) =>
+  new Elysia().onTransform(door.markRoute).post(
     `${CALLBACK_PREFIX}:id/:step`,
     async ({ params, query, request }) => {
       // Size and field count before any signature work (callback-body.ts).
-      const body = await readCappedText(request, CALLBACK_MAX_BYTES, callbackTooLarge)
+      const body = await door.readText(request, CALLBACK_MAX_BYTES, callbackTooLarge)
       checkCallbackFields(body)
-      const reply = s.twilio.handle({
+      const reply = twilio.handle({
         callId: params.id,
         step: params.step,
         leg: query.leg === undefined ? null : Number(query.leg),
-        url: s.config.publicUrl + pathAndQuery(request.url),
+        url: door.publicUrl + pathAndQuery(request.url),
         body,
         signature: request.headers.get('x-twilio-signature'),
       })

@@ -1,7 +1,7 @@
 import type { Server } from 'bun'
 import { CallEngine, type EmulatedCall, rfc2822, type SentCallback } from './emulator-calls'
-import { formParams } from './signature'
-import { toneWav } from '../tone-wav'
+import { formParams } from '../../../src/telephony/twilio/signature'
+import { toneWav } from '../../../src/telephony/tone-wav'
 
 /**
  * A Twilio-compatible emulator for tests and local runs (docs/telephony.md "The emulator"): the

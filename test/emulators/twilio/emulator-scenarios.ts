@@ -12,7 +12,7 @@ export interface Plan {
 const INTENT = 'Yes, that sounds good. Can someone walk me through the pricing?'
 const person = (endAt: number, text: string, answeredBy: Plan['answeredBy'] = 'human'): Plan => ({ answerAt: 5, answeredBy, endAt, lines: [[10, text]] })
 
-/** Mirrors the simulator's table (src/telephony/simulator.ts); whether an SDR takes the call is up to the SDR's own number. */
+/** Mirrors the simulator's table (src/telephony/simulator/simulated-carrier.ts); whether an SDR takes the call is up to the SDR's own number. */
 export const PLANS: Record<string, Plan> = {
   '00': { answerAt: 6, answeredBy: 'human', endAt: 95, lines: [[25, INTENT]] },
   '01': person(45, 'No thanks, I am not interested.'),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { scenarioFor } from '../simulator'
+import { scenarioFor } from '../../../src/telephony/simulator/simulated-carrier'
 import { type TwimlNode, parseTwiml } from './emulator-twiml'
-import { signTwilioRequest } from './signature'
+import { signTwilioRequest } from '../../../src/telephony/twilio/signature'
 import { DETECTION, PLANS, type Plan } from './emulator-scenarios'
 
 /**

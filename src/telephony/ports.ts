@@ -1,0 +1,75 @@
+import type { ApiError } from '../errors'
+import type { Clock } from '../jobs/clock'
+import type { Scheduler } from '../jobs/scheduler'
+
+/**
+ * What a carrier is given by the service (src/services.ts wires it): telephony declares the
+ * ports it needs, the database and the domain implement them, so a carrier depends on no store.
+ */
+
+/** A call placed through a real carrier: its own call id, what the dial asked for and the callback state. */
+export interface CarrierCallRecord {
+  callId: string
+  orgId: string
+  /** The carrier's kind (the registry's key). */
+  carrier: string
+  /** The carrier's own call id; null until its create request succeeded. */
+  carrierCallId: string | null
+  /** Carrier-specific: kept so a restart answers the call as it was asked for. */
+  plan: unknown
+  /** Carrier-specific: the callback state machine's state, saved with each callback. */
+  state: unknown
+  /** Until the carrier has reported the call's end (and its recording, when one is due). */
+  open: boolean
+  created: number
+  updated: number
+}
+
+/** Where a real carrier keeps its calls (implemented by src/db/stores/carrier-call-store.ts). */
+export interface CarrierCallPort {
+  insert(row: CarrierCallRecord): void
+  get(callId: string): CarrierCallRecord | undefined
+  update(callId: string, changes: Partial<Pick<CarrierCallRecord, 'carrierCallId' | 'state' | 'open' | 'updated'>>): void
+  /** Open calls not updated since `before` (a watchdog asks the carrier about them). */
+  openSince(before: number, limit: number): CarrierCallRecord[]
+}
+
+/** Where a carrier keeps the recordings it downloads (implemented by src/domain/calls/recording-files.ts). */
+export interface RecordingStorage {
+  save(callId: string, audio: Uint8Array): void
+  read(callId: string): Uint8Array | null
+}
+
+/**
+ * An organization's carrier settings with secrets opened, as the domain holds them
+ * (src/domain/orgs/carrier-settings.ts): each carrier reads the fields of its own kind.
+ */
+export type OpenedSettings = { readonly kind: string }
+
+/** Everything a carrier's factory may use. */
+export interface CarrierPorts {
+  store: CarrierCallPort
+  /** Runs work in one transaction (the callback's change with the call-service events it causes). */
+  transaction: <T>(work: () => T) => T
+  /** Runs an effect once what was written is durable (a dial or REST call cannot be taken back). */
+  afterDurable: (effect: () => void) => void
+  /** The organization's settings for live calls; null when they cannot be read (the secret key changed). */
+  settingsOf: (orgId: string) => OpenedSettings | null
+  recordings: RecordingStorage
+  clock: Clock
+  scheduler: Scheduler
+  /** DIALER_PUBLIC_URL: callback URLs are under it, and signatures are checked against it. */
+  publicUrl: string
+  /** DIALER_SIM_SPEED: the simulator's times are divided by it. */
+  simSpeed: number
+}
+
+/**
+ * What the app lends a carrier's callback routes: the request pipeline's route marker (log and
+ * metrics) and its capped body reader, so a carrier folder needs nothing of the pipeline itself.
+ */
+export interface CallbackDoor {
+  publicUrl: string
+  markRoute: (context: { request: Request; route: string }) => void
+  readText: (request: Request, limit: number, tooBig: () => ApiError) => Promise<string>
+}

@@ -1,0 +1,24 @@
+import { carrierPlugin } from '../plugin'
+import { twilioCallbackRoutes } from './callback-routes'
+import { accountOf, twilioCli, twilioSettings } from './settings'
+import { TwilioCarrier } from './twilio-carrier'
+
+/** Twilio Programmable Voice (docs/telephony.md): live calls of organizations that set it. */
+export const twilioPlugin = carrierPlugin({
+  settings: twilioSettings,
+  cli: twilioCli,
+  create: (ports) =>
+    new TwilioCarrier({
+      store: ports.store,
+      transaction: ports.transaction,
+      afterDurable: ports.afterDurable,
+      account: (orgId) => accountOf(ports.settingsOf(orgId)),
+      publicUrl: ports.publicUrl,
+      recordings: ports.recordings,
+      clock: ports.clock,
+      scheduler: ports.scheduler,
+    }),
+  routes: twilioCallbackRoutes,
+  // A Twilio call quiet for 15 minutes is looked up (a lost final callback), so none stays up forever.
+  watch: (twilio) => void twilio.watch(),
+})
