@@ -1,11 +1,6 @@
 /** The console's calls to its JSON API (/console/api): the CSRF token on every change, errors as the API words them. */
 
-export interface Me {
-  kind: 'operator' | 'user'
-  user: { id: string; email: string; name: string; role: 'owner' | 'sdr'; org_id: string } | null
-  csrf_token: string
-  orgs: { id: string; name: string; timezone: string }[]
-}
+export type { Capabilities, Me } from '../model'
 
 export class ApiFailure extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly param: string | null) {
@@ -41,17 +36,27 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     throw new ApiFailure(0, 'network', 'The service cannot be reached; check your connection and try again.', null)
   }
   const text = await response.text()
-  let json: any = null
+  let json: unknown = null
   try {
     json = text ? JSON.parse(text) : null
   } catch {
     // not JSON: worded below
   }
   if (!response.ok) {
-    const error = json?.error ?? {}
+    const error = (json as { error?: Partial<ErrorBody> } | null)?.error ?? {}
     const failure = new ApiFailure(response.status, error.code ?? `http_${response.status}`, error.message ?? `The service answered ${response.status}.`, error.param ?? null)
     if (response.status === 401 && path !== '/session') onSignedOut(failure.message)
     throw failure
   }
+  // The reply's shape is the route's declared response schema (src/console/model.ts), checked in tests.
   return json as T
+}
+
+/** The error envelope's fields the console shows. */
+interface ErrorBody { code: string; message: string; param: string | null }
+
+/** The text shown for a failure: the API's own message, else the fallback (or what went wrong in the page). */
+export function errorText(error: unknown, fallback?: string): string {
+  if (error instanceof ApiFailure) return error.message
+  return fallback ?? (error instanceof Error ? error.message : String(error))
 }

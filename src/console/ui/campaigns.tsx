@@ -1,48 +1,32 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiFailure } from './api'
-
-export interface CampaignBoardRow {
-  id: string
-  name: string
-  status: 'draft' | 'active' | 'paused' | 'completed'
-  lines: number
-  lines_in_use: number
-  queued: number
-  queued_call_now: number
-  queued_other: number
-  late: number
-  calls_today: number
-  connects_today: number
-}
+import type { BoardCampaign, BoardReply, CampaignStatusReply } from '../model'
+import { api, errorText } from './api'
+import { Alert, Loaded } from './parts'
+import { useApi } from './use-api'
 
 /** Campaigns: what each is doing now, live (server-sent events), with pause and activate. */
 export function Campaigns(props: { orgId: string; canWrite: boolean }) {
-  const [rows, setRows] = useState<CampaignBoardRow[] | null>(null)
+  const rows = useApi<BoardCampaign[]>(`/orgs/${props.orgId}/campaigns`)
   const [error, setError] = useState<string | null>(null)
   const [live, setLive] = useState(false)
 
   useEffect(() => {
-    let closed = false
-    api<{ data: CampaignBoardRow[] }>('GET', `/orgs/${props.orgId}/campaigns`).then((r) => !closed && setRows(r.data), (e) => setError(e.message))
     const source = new EventSource(`/console/api/orgs/${props.orgId}/campaigns/stream`)
     source.addEventListener('campaigns', (event) => {
-      setRows(JSON.parse((event as MessageEvent).data).data)
+      rows.set((JSON.parse((event as MessageEvent).data) as BoardReply).data)
       setLive(true)
     })
     source.onerror = () => setLive(false)
-    return () => {
-      closed = true
-      source.close()
-    }
+    return () => source.close()
   }, [props.orgId])
 
-  async function change(row: CampaignBoardRow, action: 'pause' | 'activate') {
+  async function change(row: BoardCampaign, action: 'pause' | 'activate') {
     setError(null)
     try {
-      const reply = await api<{ data: { status: CampaignBoardRow['status'] } }>('POST', `/orgs/${props.orgId}/campaigns/${row.id}/${action}`)
-      setRows((current) => current?.map((r) => (r.id === row.id ? { ...r, status: reply.data.status } : r)) ?? null)
+      const reply = await api<CampaignStatusReply>('POST', `/orgs/${props.orgId}/campaigns/${row.id}/${action}`)
+      rows.update((current) => current.map((r) => (r.id === row.id ? { ...r, status: reply.data.status } : r)))
     } catch (e) {
-      setError(e instanceof ApiFailure ? e.message : String(e))
+      setError(errorText(e))
     }
   }
 
@@ -50,8 +34,8 @@ export function Campaigns(props: { orgId: string; canWrite: boolean }) {
     <section aria-labelledby="campaigns-title">
       <h1 id="campaigns-title">Campaigns</h1>
       <p class="live" aria-live="polite">{live ? 'Live: updates every 2 seconds' : 'Connecting for live updates…'}</p>
-      {error && <p class="error" role="alert">{error}</p>}
-      {rows === null ? <p>Loading…</p> : rows.length === 0 ? (
+      <Alert text={error ?? rows.error} />
+      <Loaded state={rows}>{(list) => list.length === 0 ? (
         <p class="empty">No campaigns yet. An operator creates them: <code>dialer admin campaign create --org {props.orgId} --name "…"</code>.</p>
       ) : (
         <table>
@@ -64,7 +48,7 @@ export function Campaigns(props: { orgId: string; canWrite: boolean }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((row) => (
+            {list.map((row) => (
               <tr key={row.id} data-campaign={row.id}>
                 <th scope="row">{row.name}</th>
                 <td><span class={`status status-${row.status}`}>{row.status}</span></td>
@@ -82,7 +66,7 @@ export function Campaigns(props: { orgId: string; canWrite: boolean }) {
             ))}
           </tbody>
         </table>
-      )}
+      )}</Loaded>
     </section>
   )
 }

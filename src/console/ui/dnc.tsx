@@ -1,31 +1,20 @@
-import { useEffect, useState } from 'preact/hooks'
-import { api, ApiFailure } from './api'
-import { Time } from './calls'
+import { useState } from 'preact/hooks'
+import type { DncAdded, DncCheck, DncEntry } from '../model'
+import { api, errorText } from './api'
 import { formatPhone } from './format'
+import { Alert, Loaded, Time } from './parts'
+import { useApi } from './use-api'
 
-interface Entry { id: string; phone: string; source: string; created: string }
-
-const message = (e: unknown) => (e instanceof ApiFailure ? e.message : String(e))
 
 /** Do Not Call: check a number, add one or a pasted list, search the list, remove a number. */
 export function Dnc(props: { orgId: string; zone: string; canWrite: boolean }) {
-  const [rows, setRows] = useState<Entry[] | null>(null)
   const [search, setSearch] = useState('')
+  // The term searched for: the list is read again when a search is sent, not at each key.
+  const [term, setTerm] = useState('')
+  const rows = useApi<DncEntry[]>(`/orgs/${props.orgId}/dnc?limit=100${term ? `&search=${encodeURIComponent(term)}` : ''}`)
   const [checked, setChecked] = useState<string | null>(null)
   const [added, setAdded] = useState<string | null>(null)
   const [error, setError] = useState<string | null>(null)
-
-  async function load(term = search) {
-    try {
-      const reply = await api<{ data: Entry[] }>('GET', `/orgs/${props.orgId}/dnc?limit=100${term ? `&search=${encodeURIComponent(term)}` : ''}`)
-      setRows(reply.data)
-    } catch (e) {
-      setError(message(e))
-    }
-  }
-  useEffect(() => {
-    void load('')
-  }, [props.orgId])
 
   async function check(event: Event) {
     event.preventDefault()
@@ -33,10 +22,10 @@ export function Dnc(props: { orgId: string; zone: string; canWrite: boolean }) {
     setChecked(null)
     setError(null)
     try {
-      const r = await api<{ data: { normalizedPhone: string | null; onDncList: boolean } }>('GET', `/orgs/${props.orgId}/dnc/check?phone=${encodeURIComponent(phone)}`)
+      const r = await api<{ data: DncCheck }>('GET', `/orgs/${props.orgId}/dnc/check?phone=${encodeURIComponent(phone)}`)
       setChecked(`${r.data.normalizedPhone ? formatPhone(r.data.normalizedPhone) : phone} is ${r.data.onDncList ? '' : 'not '}on the Do Not Call list.`)
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
 
@@ -46,30 +35,30 @@ export function Dnc(props: { orgId: string; zone: string; canWrite: boolean }) {
     setAdded(null)
     setError(null)
     try {
-      const r = await api<{ data: { succeeded: number; failed: number; errors: string[] } }>('POST', `/orgs/${props.orgId}/dnc`, { phones: String(new FormData(form).get('phones') ?? '') })
+      const r = await api<{ data: DncAdded }>('POST', `/orgs/${props.orgId}/dnc`, { phones: String(new FormData(form).get('phones') ?? '') })
       setAdded(`Added ${r.data.succeeded}.${r.data.failed ? ` Not added (not a valid number, or listed already): ${r.data.errors.join(', ')}.` : ''}`)
       form.reset()
-      await load()
+      await rows.reload()
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
 
-  async function remove(entry: Entry) {
+  async function remove(entry: DncEntry) {
     setError(null)
     try {
       await api('DELETE', `/orgs/${props.orgId}/dnc/${entry.id}`)
-      setRows((current) => current?.filter((r) => r.id !== entry.id) ?? null)
+      rows.update((current) => current.filter((r) => r.id !== entry.id))
       setAdded(`Removed ${formatPhone(entry.phone)}.`)
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
 
   return (
     <section aria-labelledby="dnc-title">
       <h1 id="dnc-title">Do Not Call</h1>
-      {error && <p class="error" role="alert">{error}</p>}
+      <Alert text={error ?? rows.error} />
       <div class="panels">
         <form onSubmit={check} aria-labelledby="dnc-check-title" class="panel">
           <h2 id="dnc-check-title">Check a number</h2>
@@ -86,18 +75,18 @@ export function Dnc(props: { orgId: string; zone: string; canWrite: boolean }) {
           </form>
         )}
       </div>
-      <form class="filters" role="search" aria-label="Search the list" onSubmit={(e) => { e.preventDefault(); void load() }}>
+      <form class="filters" role="search" aria-label="Search the list" onSubmit={(e) => { e.preventDefault(); if (search === term) void rows.reload(); else setTerm(search) }}>
         <label>Search by number <input type="search" value={search} onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)} /></label>
         <button type="submit">Search</button>
       </form>
-      {rows === null ? <p>Loading…</p> : rows.length === 0 ? (
+      <Loaded state={rows}>{(list) => list.length === 0 ? (
         <p class="empty">{search ? 'No listed number matches.' : 'The list is empty. Add numbers above, or let leads opt out on their calls.'}</p>
       ) : (
         <table>
           <caption class="visually-hidden">Numbers on the Do Not Call list</caption>
           <thead><tr><th scope="col">Number</th><th scope="col">Source</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
-            {rows.map((entry) => (
+            {list.map((entry) => (
               <tr key={entry.id} data-dnc={entry.phone}>
                 <td>{formatPhone(entry.phone)}</td>
                 <td>{entry.source}</td>
@@ -107,7 +96,7 @@ export function Dnc(props: { orgId: string; zone: string; canWrite: boolean }) {
             ))}
           </tbody>
         </table>
-      )}
+      )}</Loaded>
     </section>
   )
 }

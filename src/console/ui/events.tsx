@@ -1,26 +1,27 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { EVENT_TYPES } from '../../domain/events/event-types'
-import { api, ApiFailure } from './api'
-import { Time } from './calls'
+import type { Event } from '../model'
+import { Alert, Loaded, Time } from './parts'
 import { navigate } from './router'
+import { useApi } from './use-api'
 
-interface EventEnvelope { id: string; type: string; created: string; data: { object: { id?: string } } }
+
+/** The id of the object an event is about (its shape depends on the type). */
+function objectIdOf(event: Event): string {
+  const object: { id?: unknown } = event.data.object
+  return typeof object.id === 'string' ? object.id : ''
+}
 
 /** Events: newest first, by type and object; each one's JSON as it was sent. */
 export function Events(props: { orgId: string; zone: string }) {
   const params = new URLSearchParams(location.search)
   const type = params.get('type') ?? ''
   const objectId = params.get('object_id') ?? ''
-  const [rows, setRows] = useState<EventEnvelope[] | null>(null)
+  const query = new URLSearchParams({ limit: '50' })
+  if (type) query.set('type', type)
+  if (objectId) query.set('object_id', objectId)
+  const rows = useApi<Event[]>(`/orgs/${props.orgId}/events?${query}`)
   const [open, setOpen] = useState<string | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  useEffect(() => {
-    setRows(null)
-    const query = new URLSearchParams({ limit: '50' })
-    if (type) query.set('type', type)
-    if (objectId) query.set('object_id', objectId)
-    api<{ data: EventEnvelope[] }>('GET', `/orgs/${props.orgId}/events?${query}`).then((r) => setRows(r.data), (e) => setError(e instanceof ApiFailure ? e.message : String(e)))
-  }, [props.orgId, type, objectId])
 
   return (
     <section aria-labelledby="events-title">
@@ -41,17 +42,17 @@ export function Events(props: { orgId: string; zone: string }) {
         <label>Object id <input name="object_id" defaultValue={objectId} maxLength={64} /></label>
         <button type="submit">Filter</button>
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
-      {rows === null ? <p>Loading…</p> : rows.length === 0 ? <p class="empty">No events match. Events appear as leads come in and calls happen (kept 30 days).</p> : (
+      <Alert text={rows.error} />
+      <Loaded state={rows}>{(list) => list.length === 0 ? <p class="empty">No events match. Events appear as leads come in and calls happen (kept 30 days).</p> : (
         <table>
           <caption class="visually-hidden">Events, newest first</caption>
           <thead><tr><th scope="col">Type</th><th scope="col">Object</th><th scope="col">When</th><th scope="col"><span class="visually-hidden">JSON</span></th></tr></thead>
           <tbody>
-            {rows.map((e) => (
+            {list.map((e) => (
               <>
                 <tr key={e.id} data-event={e.id}>
                   <td><code>{e.type}</code></td>
-                  <td>{e.data.object.id ?? ''}</td>
+                  <td>{objectIdOf(e)}</td>
                   <td><Time at={e.created} zone={props.zone} /></td>
                   <td><button type="button" class="link" aria-expanded={open === e.id} onClick={() => setOpen(open === e.id ? null : e.id)}>{open === e.id ? 'Hide JSON' : 'Show JSON'}<span class="visually-hidden"> of {e.type} {e.id}</span></button></td>
                 </tr>
@@ -60,7 +61,7 @@ export function Events(props: { orgId: string; zone: string }) {
             ))}
           </tbody>
         </table>
-      )}
+      )}</Loaded>
     </section>
   )
 }

@@ -1,17 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiFailure, RawBody } from './api'
-import type { CampaignBoardRow } from './campaigns'
-
-interface ImportResult {
-  rows: number
-  imported: number
-  failed: number
-  errors: { row: number; code: string; message: string; param: string | null }[]
-  error_counts: Record<string, number>
-  columns: { header: string; target: string | null }[]
-  dry_run: boolean
-  problem: string | null
-}
+import type { BoardCampaign, ImportResult } from '../model'
+import { api, errorText, RawBody } from './api'
+import { Alert } from './parts'
+import { useApi } from './use-api'
 
 const FIELDS = ['phone', 'name', 'email', 'address', 'external_id']
 /** The file limit the service keeps (src/http/csv-upload.ts): said here before a 20 MB upload is tried. */
@@ -19,20 +10,15 @@ const MAX_BYTES = 20 * 1024 * 1024
 
 /** Import: a CSV into a campaign. A check first (how many rows pass and why the others do not), then the import. */
 export function Import(props: { orgId: string }) {
-  const [campaigns, setCampaigns] = useState<CampaignBoardRow[]>([])
-  const [campaignId, setCampaignId] = useState('')
+  const read = useApi<BoardCampaign[]>(`/orgs/${props.orgId}/campaigns`)
+  const campaigns = read.data ?? []
+  const [chosenCampaign, setCampaignId] = useState('')
+  const campaignId = chosenCampaign || campaigns[0]?.id || ''
   const [file, setFile] = useState<{ name: string; text: string } | null>(null)
   const [mapping, setMapping] = useState<Record<string, string>>({})
   const [result, setResult] = useState<ImportResult | null>(null)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
-
-  useEffect(() => {
-    api<{ data: CampaignBoardRow[] }>('GET', `/orgs/${props.orgId}/campaigns`).then((r) => {
-      setCampaigns(r.data)
-      setCampaignId((current) => current || r.data[0]?.id || '')
-    }, (e) => setError(e.message))
-  }, [props.orgId])
 
   async function pick(event: Event) {
     const chosen = (event.currentTarget as HTMLInputElement).files?.[0]
@@ -56,7 +42,7 @@ export function Import(props: { orgId: string }) {
       const reply = await api<{ data: ImportResult }>('POST', `/orgs/${props.orgId}/leads/import?${query}`, new RawBody(file.text, 'text/csv'))
       setResult(reply.data)
     } catch (e) {
-      setError(e instanceof ApiFailure ? e.message : String(e))
+      setError(errorText(e))
     } finally {
       setBusy(false)
     }
@@ -81,7 +67,7 @@ export function Import(props: { orgId: string }) {
           <label>CSV file <input type="file" accept=".csv,text/csv,text/plain" onChange={pick} /></label>
         </div>
       )}
-      {error && <p class="error" role="alert">{error}</p>}
+      <Alert text={error ?? read.error} />
       {result && file && (
         <section aria-labelledby="preview-title">
           <h2 id="preview-title">{result.dry_run ? `Check of ${file.name}` : `Imported from ${file.name}`}</h2>

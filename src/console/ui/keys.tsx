@@ -1,37 +1,16 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { PERMISSIONS } from '../../domain/access/permission-names'
-import { api, ApiFailure } from './api'
-import type { CampaignBoardRow } from './campaigns'
-import { Time } from './calls'
-
-interface Key {
-  id: string
-  name: string
-  mode: 'live' | 'test'
-  permissions: string[]
-  campaign_ids: string[] | null
-  requests_per_minute: number
-  burst: number
-  leads_per_minute: number
-  max_concurrent: number
-  revoked_at: string | null
-  created: string
-  secret?: string
-}
-
-const message = (e: unknown) => (e instanceof ApiFailure ? e.message : String(e))
+import type { ApiKey, BoardCampaign } from '../model'
+import { api, errorText } from './api'
+import { Alert, Loaded, Time } from './parts'
+import { useApi } from './use-api'
 
 /** API keys (owners): create (the secret shown once), permissions, campaign scope, limits, revoke. */
 export function Keys(props: { orgId: string; zone: string }) {
-  const [keys, setKeys] = useState<Key[] | null>(null)
-  const [campaigns, setCampaigns] = useState<CampaignBoardRow[]>([])
-  const [created, setCreated] = useState<Key | null>(null)
+  const keys = useApi<ApiKey[]>(`/orgs/${props.orgId}/keys`)
+  const campaigns = useApi<BoardCampaign[]>(`/orgs/${props.orgId}/campaigns`).data ?? []
+  const [created, setCreated] = useState<ApiKey | null>(null)
   const [error, setError] = useState<string | null>(null)
-  const load = () => api<{ data: Key[] }>('GET', `/orgs/${props.orgId}/keys`).then((r) => setKeys(r.data), (e) => setError(message(e)))
-  useEffect(() => {
-    void load()
-    api<{ data: CampaignBoardRow[] }>('GET', `/orgs/${props.orgId}/campaigns`).then((r) => setCampaigns(r.data), () => {})
-  }, [props.orgId])
 
   async function create(event: Event) {
     event.preventDefault()
@@ -41,7 +20,7 @@ export function Keys(props: { orgId: string; zone: string }) {
     setCreated(null)
     const scope = data.getAll('campaign_ids').map(String)
     try {
-      const reply = await api<{ data: Key }>('POST', `/orgs/${props.orgId}/keys`, {
+      const reply = await api<{ data: ApiKey }>('POST', `/orgs/${props.orgId}/keys`, {
         name: String(data.get('name') ?? ''),
         mode: String(data.get('mode') ?? 'live'),
         permissions: data.getAll('permissions').map(String),
@@ -53,27 +32,27 @@ export function Keys(props: { orgId: string; zone: string }) {
       })
       setCreated(reply.data)
       form.reset()
-      await load()
+      await keys.reload()
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
 
-  async function revoke(key: Key) {
+  async function revoke(key: ApiKey) {
     if (!confirm(`Revoke ${key.name}? Requests with it fail from now on.`)) return
     setError(null)
     try {
       await api('POST', `/orgs/${props.orgId}/keys/${key.id}/revoke`)
-      await load()
+      await keys.reload()
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
 
   return (
     <section aria-labelledby="keys-title">
       <h1 id="keys-title">API keys</h1>
-      {error && <p class="error" role="alert">{error}</p>}
+      <Alert text={error ?? keys.error} />
       {created?.secret && (
         <p role="status" class="notice-box">Key {created.id} created. Its secret, shown this once: <code>{created.secret}</code></p>
       )}
@@ -101,12 +80,12 @@ export function Keys(props: { orgId: string; zone: string }) {
         </div>
         <button type="submit">Create key</button>
       </form>
-      {keys === null ? <p>Loading…</p> : keys.length === 0 ? <p class="empty">No keys yet. Create one above for your CRM or web forms.</p> : (
+      <Loaded state={keys}>{(list) => list.length === 0 ? <p class="empty">No keys yet. Create one above for your CRM or web forms.</p> : (
         <table>
           <caption class="visually-hidden">API keys</caption>
           <thead><tr><th scope="col">Name</th><th scope="col">Key id</th><th scope="col">Mode</th><th scope="col">Permissions</th><th scope="col">Campaigns</th><th scope="col">Limits</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
-            {keys.map((k) => (
+            {list.map((k) => (
               <tr key={k.id} data-key={k.id}>
                 <td>{k.name}</td>
                 <td><code>{k.id}</code></td>
@@ -120,7 +99,7 @@ export function Keys(props: { orgId: string; zone: string }) {
             ))}
           </tbody>
         </table>
-      )}
+      )}</Loaded>
     </section>
   )
 }

@@ -1,52 +1,17 @@
-import { useEffect, useState } from 'preact/hooks'
-import { api, ApiFailure } from './api'
-import { type CallView, Time } from './calls'
+import { useState } from 'preact/hooks'
+import type { CallNowResult, Lead, LeadDetail } from '../model'
+import { api, errorText } from './api'
 import { formatPhone } from './format'
+import { Alert, Loaded, Time } from './parts'
 import { navigate, onLinkClick } from './router'
+import { useApi } from './use-api'
 
-interface Lead {
-  id: string
-  name: string | null
-  phone: string
-  email: string | null
-  address: string | null
-  external_id: string | null
-  status: string
-  fields: Record<string, string>
-  consent: unknown
-  created: string
-  [key: string]: unknown
-}
-
-interface Contactability {
-  allowed_now: boolean
-  next_allowed_at: string | null
-  states: string[]
-  zones: string[]
-  calls_last_24h: number
-  blocked_by: { rule_id: string; reason: unknown; until: string | null }[]
-  notes: string[]
-}
-
-interface LeadDetail {
-  lead: Lead
-  contactability: Contactability
-  calls: CallView[]
-  events: { id: string; type: string; created: string }[]
-}
-
-const message = (e: unknown) => (e instanceof ApiFailure ? e.message : String(e))
 const reasonText = (reason: unknown) => String(reason).replace(/_/g, ' ')
 
 /** Leads: search by name, phone, email or external id. */
 export function Leads(props: { orgId: string; zone: string }) {
   const q = new URLSearchParams(location.search).get('q') ?? ''
-  const [rows, setRows] = useState<Lead[] | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  useEffect(() => {
-    setRows(null)
-    api<{ data: Lead[] }>('GET', `/orgs/${props.orgId}/leads?limit=50${q ? `&q=${encodeURIComponent(q)}` : ''}`).then((r) => setRows(r.data), (e) => setError(message(e)))
-  }, [props.orgId, q])
+  const rows = useApi<Lead[]>(`/orgs/${props.orgId}/leads?limit=50${q ? `&q=${encodeURIComponent(q)}` : ''}`)
 
   return (
     <section aria-labelledby="leads-title">
@@ -59,15 +24,15 @@ export function Leads(props: { orgId: string; zone: string }) {
         <label>Name, phone, email or external id <input type="search" name="q" defaultValue={q} maxLength={200} /></label>
         <button type="submit">Search</button>
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
-      {rows === null ? <p>Loading…</p> : rows.length === 0 ? (
+      <Alert text={rows.error} />
+      <Loaded state={rows}>{(list) => list.length === 0 ? (
         <p class="empty">{q ? `No lead matches "${q}".` : 'No leads yet. Send them with POST /api/v1/external/leads, or import a CSV.'}</p>
       ) : (
         <table>
           <caption class="visually-hidden">Leads, newest first</caption>
           <thead><tr><th scope="col">Lead</th><th scope="col">Phone</th><th scope="col">Email</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
           <tbody>
-            {rows.map((lead) => (
+            {list.map((lead) => (
               <tr key={lead.id} data-lead={lead.id}>
                 <td><a href={`/console/leads/${lead.id}?org=${props.orgId}`} onClick={onLinkClick}>{lead.name ?? 'Unnamed lead'}</a></td>
                 <td>{formatPhone(lead.phone)}</td>
@@ -78,34 +43,31 @@ export function Leads(props: { orgId: string; zone: string }) {
             ))}
           </tbody>
         </table>
-      )}
+      )}</Loaded>
     </section>
   )
 }
 
 /** One lead: its fields, why it waits, its calls and events, and "call now". */
 export function LeadPage(props: { orgId: string; leadId: string; zone: string; canCall: boolean }) {
-  const [detail, setDetail] = useState<LeadDetail | null>(null)
+  const read = useApi<LeadDetail>(`/orgs/${props.orgId}/leads/${props.leadId}`)
   const [error, setError] = useState<string | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
-  const load = () => api<{ data: LeadDetail }>('GET', `/orgs/${props.orgId}/leads/${props.leadId}`).then((r) => setDetail(r.data), (e) => setError(message(e)))
-  useEffect(() => {
-    void load()
-  }, [props.orgId, props.leadId])
 
   async function callNow() {
     setError(null)
     setNotice(null)
     try {
-      const reply = await api<{ data: { status?: string; place_in_line?: number | null } }>('POST', `/orgs/${props.orgId}/leads/${props.leadId}/call_now`)
+      const reply = await api<{ data: CallNowResult }>('POST', `/orgs/${props.orgId}/leads/${props.leadId}/call_now`)
       setNotice(`Call requested: the lead is ${String(reply.data.status ?? 'queued').replace(/_/g, ' ')}${reply.data.place_in_line ? `, number ${reply.data.place_in_line} in line` : ''}.`)
-      await load()
+      await read.reload()
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
 
-  if (!detail) return error ? <p class="error" role="alert">{error}</p> : <p>Loading…</p>
+  const detail = read.data
+  if (!detail) return read.error ? <Alert text={read.error} /> : <p>Loading…</p>
   const { lead, contactability: c } = detail
   return (
     <section aria-labelledby="lead-title">
@@ -131,7 +93,7 @@ export function LeadPage(props: { orgId: string; leadId: string; zone: string; c
       <p class="muted">States {c.states.join(', ') || '—'}; zones {c.zones.join(', ')}; {c.calls_last_24h} calls in the last 24 hours.{c.notes.length ? ` Notes: ${c.notes.join(', ')}.` : ''}</p>
       {props.canCall && <button type="button" onClick={callNow}>Call now</button>}
       {notice && <p role="status">{notice}</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+      <Alert text={error ?? read.error} />
       <h2>Calls</h2>
       {detail.calls.length === 0 ? <p class="empty">No calls yet.</p> : (
         <ul>{detail.calls.map((call) => <li><a href={`/console/calls/${call.id}?org=${props.orgId}`} onClick={onLinkClick}><Time at={call.started} zone={props.zone} /></a> — {call.status.replace('_', ' ')}{call.outcome_label ? `, ${call.outcome_label}` : ''}</li>)}</ul>

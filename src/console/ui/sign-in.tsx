@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { api, ApiFailure, type Me } from './api'
+import { api, errorText, type Me } from './api'
 
 /** Sign-in: an organization's people with email and password; the operator with the admin token. */
 export function SignIn(props: { notice: string | null; onSignedIn: (me: Me) => void }) {
@@ -19,7 +19,7 @@ export function SignIn(props: { notice: string | null; onSignedIn: (me: Me) => v
       const reply = await api<{ data: Me }>('POST', '/session', body)
       props.onSignedIn(reply.data)
     } catch (e) {
-      setError(e instanceof ApiFailure ? e.message : 'Signing in failed; try again.')
+      setError(errorText(e, 'Signing in failed; try again.'))
     } finally {
       setBusy(false)
     }

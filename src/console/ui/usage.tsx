@@ -1,11 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
-import { api, ApiFailure } from './api'
-
-interface Counts { requests: number; leads_added: number; calls: number; calls_connected: number; minutes: number; cost_usd: number }
-interface Report { period: string; timezone: string; totals: Counts; groups: (Counts & { day?: string; campaign_id?: string; campaign_name?: string | null; key_id?: string; key_name?: string | null })[]; updated: string | null }
-interface UsageReply { by_day: Report; by_campaign: Report; by_key: Report; spend_caps: { campaign_id: string; name: string; spend_cap_usd: number | null }[] }
+import type { Usage as Report, UsageReport } from '../model'
+import { Alert } from './parts'
+import { useApi } from './use-api'
 
 const usd = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD' })
 
@@ -46,12 +44,8 @@ function DayChart(props: { report: Report }) {
 /** Usage: this month or a past one, by day (chart), by campaign (with spend caps) and by key. */
 export function Usage(props: { orgId: string }) {
   const [period, setPeriod] = useState('current')
-  const [usage, setUsage] = useState<UsageReply | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  useEffect(() => {
-    setUsage(null)
-    api<{ data: UsageReply }>('GET', `/orgs/${props.orgId}/usage?period=${period}`).then((r) => setUsage(r.data), (e) => setError(e instanceof ApiFailure ? e.message : String(e)))
-  }, [props.orgId, period])
+  const read = useApi<UsageReport>(`/orgs/${props.orgId}/usage?period=${period}`)
+  const usage = read.data
 
   const t = usage?.by_day.totals
   const caps = new Map(usage?.spend_caps.map((c) => [c.campaign_id, c.spend_cap_usd]) ?? [])
@@ -64,8 +58,8 @@ export function Usage(props: { orgId: string }) {
           {months(12).slice(1).map((m) => <option value={m}>{m}</option>)}
         </select>
       </label>
-      {error && <p class="error" role="alert">{error}</p>}
-      {!usage || !t ? <p>Loading…</p> : (
+      <Alert text={read.error} />
+      {!usage || !t ? (read.loading ? <p>Loading…</p> : null) : (
         <>
           <dl class="facts totals">
             <dt>Period</dt><dd>{usage.by_day.period} ({usage.by_day.timezone})</dd>
