@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path'
+import { isCalendarDate } from './domain/calendar-date'
 import { parseSecretKey, SECRET_KEY_FORMAT } from './domain/secrets/secret-box'
 
 /** Everything the process reads from its environment and flags, validated once at start-up. */
@@ -108,7 +109,7 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   const checkReplies = flag(pick('check-replies', 'DIALER_CHECK_REPLIES') ?? '0', 'DIALER_CHECK_REPLIES')
   // The api_version date stamped on every event.
   const apiVersion = pick('api-version', 'DIALER_API_VERSION') ?? '2026-11-01'
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(apiVersion)) throw new ConfigError('DIALER_API_VERSION must be a date, YYYY-MM-DD')
+  if (!isCalendarDate(apiVersion)) throw new ConfigError('DIALER_API_VERSION must be a date, YYYY-MM-DD')
   // 10 s: longer than any request takes (a POST /exports waits at most 5 s), shorter than
   // systemd's 90 s stop timeout.
   const shutdownGraceMs = integer(pick('shutdown-grace-seconds', 'DIALER_SHUTDOWN_GRACE_SECONDS') ?? '10', 'DIALER_SHUTDOWN_GRACE_SECONDS', 0, 3600) * 1000

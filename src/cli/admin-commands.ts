@@ -5,10 +5,9 @@
 import { CARRIER_FLAGS, CARRIER_NOTES, carrierBody, withCarrierToken } from './carrier-command'
 import { USER_CREATE_FLAGS, USER_NOTES, USER_UPDATE_FLAGS, userBody, withPassword } from './user-command'
 
-export type FieldKind =
-  | 'string' | 'nullable-string' | 'int' | 'number' | 'nullable-number' | 'bool' | 'list' | 'nullable-list' | 'people' | 'json'
-  /** A flag without a value (`--twilio`). */
-  | 'switch'
+import type { FieldKind } from './field-kind'
+
+export type { FieldKind }
 
 export interface Command {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -50,6 +49,7 @@ const listQuery = ['limit', 'starting_after']
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
 const CAMPAIGN = '0190a1b2-c3d4-7e5f-8a9b-111111111111'
 const USER = '0190a1b2-c3d4-7e5f-8a9b-222222222222'
+const IMPORT = '0190a1b2-c3d4-7e5f-8a9b-333333333333'
 
 export const COMMANDS: Record<string, Command> = {
   'org create': {
@@ -118,12 +118,16 @@ export const COMMANDS: Record<string, Command> = {
   'lead import': {
     method: 'POST', path: '/orgs/:org/leads/import', arg: 'FILE', upload: 'text/csv', fields: { campaign_id: 'string', dry_run: 'switch', map: 'string' }, required: ['campaign_id'],
     summary: 'Import leads from a CSV file into a campaign: good rows are added, bad ones listed with their line and error code.',
-    note: 'The first line names the columns (phone, name, email, address, external_id, fields.<key>; others are left out unless --map sends them somewhere). No lead.created events. Up to 200,000 rows or 20 MB.',
+    note: 'The first line names the columns (phone, name, email, address, external_id, fields.<key>; others are left out unless --map sends them somewhere). No lead.created events. Up to 200,000 rows or 20 MB. '
+      + 'The reply\'s import_id is the import\'s record (import get); the same file sent again after a stop resumes it.',
     example: `dialer admin lead import leads.csv --org ${ORG} --campaign-id ${CAMPAIGN} --map '{"Mobile":"phone"}'`,
   },
+  'import get': { method: 'GET', path: '/imports/:id', arg: 'IMPORT_ID', summary: 'Show one lead CSV import: running, done or interrupted, and its row counts.', example: `dialer admin import get ${IMPORT}` },
+  'import list': { method: 'GET', path: '/orgs/:org/imports', query: listQuery, summary: "List an organization's lead CSV imports, newest first.", example: `dialer admin import list --org ${ORG}` },
   'registry import': {
-    method: 'POST', path: '/dnc_registry', arg: 'FILE', upload: 'text/plain', summary: 'Load the national Do Not Call registry file (replaces the list).',
-    note: 'One 10-digit number per line, as the FTC download gives it; bad lines are skipped and listed in `rejected`. Raise --timeout for a very large file.',
+    method: 'POST', path: '/dnc_registry', arg: 'FILE', upload: 'text/plain', fields: { force: 'switch' }, summary: 'Load the national Do Not Call registry file (replaces the list).',
+    note: 'One 10-digit number per line, as the FTC download gives it; bad lines are skipped and listed in `rejected`. Raise --timeout for a very large file. '
+      + 'A file that would shrink a list of 1,000 numbers or more to under half is refused (registry_shrink) unless --force is given.',
     example: 'dialer admin registry import /var/tmp/dnc-2026-01.txt',
   },
   'registry show': { method: 'GET', path: '/dnc_registry', summary: 'Show the national registry in use: how many numbers, imported when.', example: 'dialer admin registry show' },
@@ -180,6 +184,7 @@ export const FLAG_NOTES: Record<string, string> = {
   campaign_id: 'the campaign the leads join',
   dry_run: 'check every row and report, without adding any',
   map: 'column header -> lead field as JSON, e.g. {"Mobile":"phone","Roof":"fields.roof"}; "" leaves a column out',
+  force: 'replace the registry even when the file would shrink it to under half',
 }
 
 export const KIND_TYPES: Record<FieldKind, string> = {
@@ -202,7 +207,7 @@ export const FLAG_TYPES: Record<string, string> = {
 }
 
 /** What a 404 on the path's first id is "no ... of": from the path segment before it. */
-const NOUNS: Record<string, string> = { orgs: 'organization', keys: 'API key', campaigns: 'campaign', jobs: 'job', users: 'user' }
+const NOUNS: Record<string, string> = { orgs: 'organization', keys: 'API key', campaigns: 'campaign', jobs: 'job', users: 'user', imports: 'import' }
 
 export function objectNoun(path: string): string | null {
   const match = /\/([a-z_]+)\/:(?:id|org)\b/.exec(path)

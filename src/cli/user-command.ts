@@ -1,5 +1,5 @@
 /** `dialer admin user ...`: console accounts (issue 19). The password comes from a file or stdin (secret-input.ts), or is minted. */
-import type { FieldKind } from './admin-commands'
+import type { FieldKind } from './field-kind'
 import { CliError, EXIT } from './cli-error'
 import { readSecret } from './secret-input'
 

@@ -1,21 +1,21 @@
 import { Elysia, t } from 'elysia'
-import { requireConsolePermission } from '../domain/console/console-access'
 import { ApiError } from '../errors'
-import { zonedTime, type LocalDate } from '../domain/calling-hours/calling-window'
+import { parseCalendarDate } from '../domain/calendar-date'
+import { zonedTime } from '../domain/calling-hours/calling-window'
 import { invalid } from '../errors'
 import { listReply } from '../http/paging'
 import { markRoute } from '../http/pipeline'
 import type { Services } from '../services'
-import { principalOf } from './context'
+import { consoleContext } from './context'
+import { CallDetailReply, CallPage, CallReply } from './model'
 
 const hide = { hide: true }
 
 /** A day picked in the console (YYYY-MM-DD) is the organization's day: `from` is its first instant, `to` its last. */
 function dayBound(s: Services, orgId: string, day: string | undefined, param: 'from' | 'to'): number | undefined {
   if (!day) return undefined
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
-  const date: LocalDate | null = match ? { y: Number(match[1]), m: Number(match[2]), d: Number(match[3]) } : null
-  if (!date || date.m < 1 || date.m > 12 || date.d < 1 || date.d > 31) throw invalid(`${param} must be a day such as 2026-03-02.`, param)
+  const date = parseCalendarDate(day)
+  if (!date) throw invalid(`${param} must be a day such as 2026-03-02.`, param)
   const zone = s.orgs.get(orgId).timezone
   return param === 'from' ? zonedTime(zone, date, '00:00') : zonedTime(zone, { ...date, d: date.d + 1 }, '00:00') - 1
 }
@@ -27,12 +27,10 @@ const callParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ 
  * admin outcome route.
  */
 export const consoleCallRoutes = (s: Services) => {
-  const principal = principalOf(s)
   return new Elysia()
+    .use(consoleContext(s))
     .onTransform(markRoute)
-    .get('/orgs/:org/calls', ({ request, params, query }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'calls:read')
+    .get('/orgs/:org/calls', ({ params, query, who }) => {
       const limit = query.limit ?? 50
       const rows = s.calls.list(who, {
         campaignId: query.campaign_id || undefined,
@@ -54,11 +52,11 @@ export const consoleCallRoutes = (s: Services) => {
         starting_after: t.Optional(t.String({ maxLength: 64 })),
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
       }),
+      console: 'calls:read',
+      response: { 200: CallPage },
       detail: hide,
     })
-    .get('/orgs/:org/calls/:id', ({ request, params }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'calls:read')
+    .get('/orgs/:org/calls/:id', ({ params, who }) => {
       const row = s.calls.visible(who, params.id)
       let recording: { url: string; expires_at: string } | null = null
       try {
@@ -68,10 +66,8 @@ export const consoleCallRoutes = (s: Services) => {
       }
       const transcript = s.calls.transcript(row).map((line) => ({ ...line, at: new Date(line.at).toISOString() }))
       return { data: { call: s.calls.view(row), transcript, recording } }
-    }, { params: callParams, detail: hide })
-    .post('/orgs/:org/calls/:id/outcome', ({ request, params, body }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'calls:write')
+    }, { params: callParams, console: 'calls:read', response: { 200: CallDetailReply }, detail: hide })
+    .post('/orgs/:org/calls/:id/outcome', ({ params, body, who }) => {
       const row = s.calls.visible(who, params.id)
       return { data: s.calls.view(s.calls.fileOutcome(row.id, body)) }
     }, {
@@ -80,6 +76,8 @@ export const consoleCallRoutes = (s: Services) => {
         { outcome: t.Optional(t.String({ maxLength: 50 })), outcome_label: t.Optional(t.String({ minLength: 1, maxLength: 100 })), note: t.Optional(t.Nullable(t.String({ maxLength: 5000 }))) },
         { additionalProperties: false },
       ),
+      console: 'calls:write',
+      response: { 200: CallReply },
       detail: hide,
     })
 }

@@ -1,12 +1,18 @@
 import { logger } from '../log'
-import type { DatabaseHandle, Db } from './client'
+import type { Database } from 'bun:sqlite'
+import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import type * as schema from './schema'
 import { migrations } from './migrations.generated'
+
+type Db = BunSQLiteDatabase<typeof schema>
+/** What migrating reads: the connection and its Drizzle handle (client.ts's DatabaseHandle has both). */
+type Migratable = { readonly sqlite: Database; readonly db: Db }
 
 /**
  * Applies the embedded migrations the database has not seen yet (the first `upTo`: tests of
  * upgrades), one transaction each, each logged as `migration_applied`; returns how many.
  */
-export function migrate(database: DatabaseHandle, upTo: number = migrations.length): number {
+export function migrate(database: Migratable, upTo: number = migrations.length): number {
   const before = appliedMigrations(database)
   const { dialect, session } = migratorOf(database.db)
   const last = lastMigrationMillis(database)
@@ -35,7 +41,7 @@ export function migratorOf(db: Db): { dialect: { migrate(m: typeof migrations, s
 }
 
 /** `created_at` of the newest applied migration (Drizzle's own bookkeeping), null on a new database. */
-function lastMigrationMillis(database: DatabaseHandle): number | null {
+function lastMigrationMillis(database: Migratable): number | null {
   const table = database.sqlite
     .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .get()
@@ -44,7 +50,7 @@ function lastMigrationMillis(database: DatabaseHandle): number | null {
   return row?.at === null || row?.at === undefined ? null : Number(row.at)
 }
 
-function appliedMigrations(database: DatabaseHandle): number {
+function appliedMigrations(database: Migratable): number {
   const table = database.sqlite
     .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .get()

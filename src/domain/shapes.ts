@@ -3,7 +3,13 @@
  * in src/domain/leads/lead-shape.ts and src/domain/calls/call-shape.ts: the domain's reply types
  * are their `Static`, and the API validates and documents replies with the same models.
  */
-import { Type, type SchemaOptions, type TNull, type TSchema, type TUnion } from '@sinclair/typebox'
+import { FormatRegistry, Type, type SchemaOptions, type TNull, type TSchema, type TUnion } from '@sinclair/typebox'
+import { isCalendarDate } from './calendar-date'
+
+// `format: 'date'` is a calendar date (YYYY-MM-DD, a day that exists). Elysia registers a looser
+// one (whatever Date can read: 2026-02-31, date-times, 03/02/2026); this replaces it, whichever
+// of the two modules loads first.
+FormatRegistry.Set('date', isCalendarDate)
 
 /** `schema` or null, written exactly as Elysia's `t.Nullable` writes it (the OpenAPI document depends on it). */
 export const Nullable = <T extends TSchema>(schema: T, options?: SchemaOptions): TUnion<[T, TNull]> =>

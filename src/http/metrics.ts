@@ -1,4 +1,5 @@
 import { OUTCOMES } from '../domain/outcomes'
+import { DELIVERY_RESULTS } from '../domain/webhooks/delivery-results'
 
 /** Seconds: the latency histogram's upper bounds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -94,13 +95,6 @@ const INTAKE_CODES = [
   'invalid_request', 'not_found', 'campaign_closed', 'invalid_phone', 'on_dnc_list', 'number_retired', 'duplicate_lead',
   'consent_required', 'number_not_allowed', 'queue_full', 'test_flows_busy', 'lead_rate_limited',
 ]
-
-/**
- * `sent`; `failed` (a retry is scheduled); `gave_up` (the last try failed); `skipped_paused`
- * (the endpoint was paused when its turn came); `expired` (the event was purged before a retry).
- */
-export const DELIVERY_RESULTS = ['sent', 'failed', 'gave_up', 'skipped_paused', 'expired'] as const
-export type DeliveryResult = (typeof DELIVERY_RESULTS)[number]
 
 export interface Gauge {
   name: string

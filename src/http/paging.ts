@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { isCalendarDate, parseCalendarDate, utcMidnight } from '../domain/calendar-date'
 import { invalid } from '../errors'
 
 /** `limit` query parameter: 1..max. `x-param` names the field when a bound fails. */
@@ -35,19 +36,16 @@ export function parseTimeBound(value: string | undefined, param: string): number
   const v = value.trim()
   let ms: number
   if (/^\d{1,12}$/.test(v)) ms = Number(v) * 1000
-  else if (/^\d{4}-\d{2}-\d{2}$/.test(v)) ms = Date.parse(`${v}T00:00:00Z`)
-  // A date-time with no offset is read as UTC, not as the server's zone.
-  else if (/^\d{4}-\d{2}-\d{2}T/.test(v)) ms = Date.parse(/(Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`)
+  else if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    const date = parseCalendarDate(v)
+    ms = date ? utcMidnight(date) : Number.NaN
+  }
+  // A date-time with no offset is read as UTC, not as the server's zone. Date.parse would roll
+  // a day that does not exist (2026-02-30) over to March: its date is checked first.
+  else if (/^\d{4}-\d{2}-\d{2}T/.test(v) && isCalendarDate(v.slice(0, 10))) ms = Date.parse(/(Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`)
   else ms = Number.NaN
-  if (Number.isNaN(ms) || (/^\d{4}-\d{2}-\d{2}/.test(v) && !sameCalendarDate(v, ms))) {
+  if (Number.isNaN(ms)) {
     throw invalid(`${param} must be an ISO 8601 date-time, unix seconds or a date (YYYY-MM-DD).`, param)
   }
   return ms
-}
-
-// Date.parse rolls 2026-02-30 over to March; a date that does not exist is an error.
-function sameCalendarDate(value: string, ms: number): boolean {
-  const [y, m, d] = value.slice(0, 10).split('-').map(Number)
-  const probe = new Date(Date.UTC(y!, m! - 1, d!))
-  return probe.getUTCFullYear() === y && probe.getUTCMonth() === m! - 1 && probe.getUTCDate() === d && !Number.isNaN(ms)
 }

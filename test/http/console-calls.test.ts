@@ -59,6 +59,17 @@ describe('console calls', () => {
     }
   })
 
+  test('a day that does not exist is refused, not rolled over to the next month', async () => {
+    const { cookie } = await signIn(SDR)
+    for (const [param, bad] of [['from', '2026-02-31'], ['to', '2026-02-29'], ['from', '2026-04-31'], ['to', '2026-02-30']] as const) {
+      const r = await call('GET', `/console/api/orgs/${orgId}/calls?${param}=${bad}`, { cookie })
+      expect(r.status).toBe(400)
+      expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param })
+    }
+    // A leap day that exists is a day like any other.
+    expect((await call('GET', `/console/api/orgs/${orgId}/calls?from=2028-02-29`, { cookie })).status).toBe(200)
+  })
+
   test('the campaign board counts today’s calls and connects (in the organization’s day)', async () => {
     const { cookie } = await signIn(SDR)
     const board = await call('GET', `/console/api/orgs/${orgId}/campaigns`, { cookie })

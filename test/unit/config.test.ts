@@ -160,6 +160,8 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
     [{ DIALER_TRUST_PROXY: '11' }, 'DIALER_TRUST_PROXY'],
     [{ DIALER_LOG_REQUESTS: 'loud' }, 'DIALER_LOG_REQUESTS'],
     [{ DIALER_API_VERSION: 'v1' }, 'DIALER_API_VERSION'],
+    // The calendar-date check: a day that does not exist is not a version.
+    [{ DIALER_API_VERSION: '2026-02-31' }, 'DIALER_API_VERSION'],
     [{ DIALER_SHUTDOWN_GRACE_SECONDS: '-1' }, 'DIALER_SHUTDOWN_GRACE_SECONDS'],
     [{ DIALER_SHUTDOWN_GRACE_SECONDS: 'soon' }, 'DIALER_SHUTDOWN_GRACE_SECONDS'],
     [{ DIALER_SQLITE_CACHE_MB: '1' }, 'DIALER_SQLITE_CACHE_MB'],

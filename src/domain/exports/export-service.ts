@@ -8,6 +8,7 @@ import { iso, type Clock } from '../../jobs/clock'
 import { logger } from '../../log'
 import { requireAllCampaigns, requirePermission, type Principal } from '../access/permissions'
 import { newId } from '../ids'
+import { parseCalendarDate, type CalendarDate } from '../calendar-date'
 import { zonedTime } from '../calling-hours/calling-window'
 import type { SignedLinks } from '../links/signed-links'
 import { safeRow } from './csv-cell'
@@ -55,7 +56,7 @@ export function exportService(deps: { stores: Stores; clock: Clock; links: Signe
   function checkFilters(principal: Principal, filters: ExportFilters): void {
     for (const field of ['startDate', 'endDate'] as const) {
       const value = filters[field]
-      if (value !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)) || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value)) {
+      if (value !== undefined && !parseCalendarDate(value)) {
         throw invalid(`filters.${field} must be a date, YYYY-MM-DD.`, `filters.${field}`)
       }
     }
@@ -71,10 +72,8 @@ export function exportService(deps: { stores: Stores; clock: Clock; links: Signe
   /** [from, to) unix ms for the date filters: whole days in the organization's zone. */
   function range(orgId: string, filters: ExportFilters): { from: number; to: number } {
     const zone = stores.orgs.get(orgId)?.timezone ?? 'UTC'
-    const day = (value: string) => {
-      const [y, m, d] = value.split('-').map(Number) as [number, number, number]
-      return { y, m, d }
-    }
+    // Checked by checkFilters before the export is recorded.
+    const day = (value: string): CalendarDate => parseCalendarDate(value)!
     return {
       from: filters.startDate ? zonedTime(zone, day(filters.startDate), '00:00') : 0,
       to: filters.endDate ? zonedTime(zone, { ...day(filters.endDate), d: day(filters.endDate).d + 1 }, '00:00') : Number.MAX_SAFE_INTEGER,

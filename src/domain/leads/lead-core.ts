@@ -4,13 +4,13 @@ import type { Stores } from '../../db/stores'
 import { notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
-import type { MinuteCounter } from '../../http/rate-limit'
 import type { CallingRulesEngine, Verdict } from '../calling-rules/contract'
 import { callingRules as defaultEngine } from '../calling-rules'
 import type { CampaignService } from '../campaigns/campaign-service'
 import type { DncService } from '../dnc/dnc-service'
 import type { NationalRegistry } from '../dnc/national-registry'
 import type { EventLog, EventType } from '../events/event-log'
+import type { ImportService } from '../imports/import-service'
 import { outcomeLabel } from '../outcomes'
 import type { DialQueues } from '../queue/dial-queues'
 import { queueKey } from '../queue/ranked-queue'
@@ -47,6 +47,11 @@ export interface SpendCap {
   capReached(campaign: CampaignRow, livemode: boolean): boolean
 }
 
+/** Takes `amount` from a name's allowance of `limit` this minute, all or nothing. */
+export interface LeadAllowance {
+  tryAdd(name: string, amount: number, limit: number): { allowed: boolean; retryAfter: number }
+}
+
 export interface LeadDeps {
   stores: Stores
   campaigns: CampaignService
@@ -57,7 +62,8 @@ export interface LeadDeps {
   queues: DialQueues
   scheduler: Scheduler
   clock: Clock
-  newLeads: MinuteCounter
+  /** New leads a minute per key (a clock-minute counter: src/http/rate-limit.ts MinuteCounter). */
+  newLeads: LeadAllowance
   calls: CallActivity
   handleTimes: HandleTimeSource
   spendCap: SpendCap
@@ -65,6 +71,8 @@ export interface LeadDeps {
   rules?: CallingRulesEngine
   /** A lead refused at intake (not a dry run), by its error code: the intake-refusals metric. */
   onRefused: (code: string) => void
+  /** CSV imports' records and their one-at-a-time rule. */
+  imports: ImportService
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { LeadRow } from '../../db/stores/lead-store'
 import { iso, isoOrNull } from '../../jobs/clock'
 import { estimatedWaitSeconds } from '../queue/dial-queues'
-import type { LeadCore } from './lead-core'
 import type { EventLead, Lead, LeadCallSummary, QueuePosition } from './lead-shape'
 
 /**
@@ -35,8 +34,14 @@ export function queuePosition(row: Pick<LeadRow, 'status' | 'dueAt' | 'dueReason
   }
 }
 
+/** What a wait estimate reads (lead-core.ts provides it): the campaign's lines and its calls' handle time. */
+export interface WaitSource {
+  campaignOf(id: string): { lines: number }
+  averageHandleSeconds(campaignId: string, livemode: boolean): number
+}
+
 /** The estimated wait for a lead `place` in line (0 while it is being dialed or on a call). */
-export function waitFor(core: Pick<LeadCore, 'campaignOf' | 'averageHandleSeconds'>, row: LeadRow, place: number | null): number | null {
+export function waitFor(core: WaitSource, row: LeadRow, place: number | null): number | null {
   if (place !== null && row.status === 'queued') {
     return estimatedWaitSeconds(place, core.campaignOf(row.campaignId).lines, core.averageHandleSeconds(row.campaignId, row.livemode))
   }

@@ -1,0 +1,230 @@
+import type { HandledBy, Person, TranscriptLine } from '../../db/schema'
+import type { CallRow } from '../../db/stores/call-store'
+import type { CampaignRow } from '../../db/stores/campaign-store'
+import type { LeadRow } from '../../db/stores/lead-store'
+import type { Stores } from '../../db/stores'
+import { iso, type Clock } from '../../jobs/clock'
+import type { AnsweredBy, BridgePerson, CallEvents, CallReport, DialRequest } from '../../telephony/carrier'
+import { zonesForPhone } from '../calling-hours/lead-zones'
+import type { LeadCallSide } from '../leads/lead-service'
+import { newId } from '../ids'
+import { outcomeLabel } from '../outcomes'
+import { bridgeOf, chooseCallerId, type CarrierDirectory } from './carrier-choice'
+import { OUTCOME_GRACE_MS, type CallOutcomes } from './call-outcomes'
+import type { CallSteps } from './call-steps'
+
+const AI: HandledBy = { id: null, name: 'AI assistant', role: 'ai' }
+
+/** Who started a call: the dialer from the queue, or an API key (POST /calls, call_now intake). */
+export type StartedBy = { type: 'dialer' | 'api' | 'person'; api_key_id: string | null }
+
+type LineListener = (campaignId: string, livemode: boolean) => void
+
+/**
+ * A call from dialing to its end: the start, the events the carrier reports (each step one
+ * transaction that updates the call, moves the lead and stores the step's event) and boot
+ * recovery of calls a stop cut off.
+ */
+export function callLifecycle(deps: {
+  stores: Stores
+  leads: LeadCallSide
+  carriers: CarrierDirectory
+  clock: Clock
+  steps: CallSteps
+  /** Arms the outcome timer of a call a person handled. */
+  outcomes: Pick<CallOutcomes, 'arm'>
+}) {
+  const { stores, clock, steps, outcomes } = deps
+  const { emit, update, settle, org } = steps
+  const calls = stores.calls
+  // People on a call right now (SDRs are offered interested leads before closers).
+  const busyPeople = new Set<string>()
+  const lineFreeListeners: LineListener[] = []
+  const throttleListeners: LineListener[] = []
+
+  /** The events the carrier sends back, each applied in one transaction. */
+  const carrierEvents: CallEvents = {
+    answered(callId: string, by: AnsweredBy) {
+      const row = calls.get(callId)
+      if (!row || row.status !== 'ringing') return
+      stores.transaction(() => {
+        const now = clock.now()
+        const answered = update(row, { status: 'in_progress', answered: now, answeredBy: by })
+        deps.leads.callAnswered(row.leadId, now)
+        emit('call.answered', answered, { answered_by: by })
+      })
+    },
+
+    intent(callId: string, excerpt: string, confidence: number) {
+      const row = calls.get(callId)
+      if (!row || row.status === 'ended') return
+      const campaign = stores.campaigns.get(row.campaignId)!
+      // Ready SDRs first, else the campaign's closers.
+      const ready = campaign.sdrs.filter((p) => !busyPeople.has(p.id))
+      const offeredTo = ready.length > 0
+        ? ready.map((p) => ({ id: p.id, name: p.name, role: 'sdr' as const }))
+        : campaign.closers.map((p) => ({ id: p.id, name: p.name, role: 'closer' as const }))
+      const intent = { at: clock.now(), excerpt, confidence, offered_to: offeredTo }
+      stores.transaction(() => {
+        const marked = update(row, { intent })
+        emit('lead.interested', marked, { intent: { ...intent, at: iso(intent.at) } })
+      })
+    },
+
+    handover(callId: string, named?: Pick<BridgePerson, 'id' | 'name' | 'role'>) {
+      const row = calls.get(callId)
+      // Once per call: a carrier may say it twice.
+      if (!row || row.status === 'ended' || row.handledBy.role !== 'ai') return
+      const offer = row.intent?.offered_to.find((p) => p.id === null || !busyPeople.has(p.id)) ?? row.intent?.offered_to[0]
+      const person = named ?? offer ?? (row.owner ? { id: row.owner.id, name: row.owner.name, role: 'sdr' as const } : null)
+      if (!person) return
+      if (person.id) busyPeople.add(person.id)
+      // A closer is named but has no id on the call (spec "Call": handled_by).
+      const handledBy: HandledBy = person.role === 'closer' ? { id: null, name: person.name, role: 'closer' } : { id: person.id, name: person.name, role: 'sdr' }
+      const now = clock.now()
+      // Time to handover: from the intent the AI heard, else from the answer (a person-first bridge).
+      const from = row.intent?.at ?? row.answered
+      stores.transaction(() => {
+        const taken = update(row, { handledBy, tthSeconds: from !== null ? Math.max(0, now - from) / 1000 : null, outcomeDueAt: null })
+        emit('handover.accepted', taken)
+      })
+    },
+
+    ended(callId: string, report: CallReport) {
+      const row = calls.get(callId)
+      if (!row || row.status === 'ended') return
+      if (row.handledBy.id) busyPeople.delete(row.handledBy.id)
+      const now = clock.now()
+      const orgRow = org(row.orgId)
+      const ended = stores.transaction(() => {
+        const personHandled = row.handledBy.role !== 'ai'
+        const base = update(row, {
+          status: 'ended',
+          ended: now,
+          durationSeconds: report.durationSeconds,
+          // A carrier may have sent lines or the recording before the end (transcribed, recorded).
+          transcriptAvailable: report.transcript.length > 0 || row.transcriptAvailable,
+          recordingAvailable: (report.recorded || row.recordingAvailable) && orgRow.recordingEnabled,
+          callbackAt: report.callbackAt,
+          note: report.note,
+        })
+        if (report.transcript.length > 0) calls.saveTranscript(row.id, report.transcript)
+        if (report.voicemailDelivered) emit('voicemail.left', base)
+        if (report.optOut) steps.listNumber(row, 'ai')
+        if (report.outcome === null && personHandled) {
+          // The person files the outcome (the lead stays on_call meanwhile, wrapping up); with
+          // none after 10 minutes it becomes other.
+          return update(base, { outcomeDueAt: now + OUTCOME_GRACE_MS })
+        }
+        const outcome = report.outcome ?? 'undetermined'
+        return settle(base, outcome, outcomeLabel(orgRow.outcomeLabels, outcome), report.note, 'ai', report.carrierFault !== undefined)
+      })
+      outcomes.arm(ended)
+      if (report.carrierFault === 'throttled') for (const listener of throttleListeners) listener(row.campaignId, row.livemode)
+      for (const listener of lineFreeListeners) listener(row.campaignId, row.livemode)
+    },
+
+    transcribed(callId: string, lines: TranscriptLine[]) {
+      const row = calls.get(callId)
+      if (!row || lines.length === 0) return
+      stores.transaction(() => {
+        calls.appendTranscript(callId, lines)
+        if (!row.transcriptAvailable) update(row, { transcriptAvailable: true })
+      })
+    },
+
+    recorded(callId: string) {
+      const row = calls.get(callId)
+      if (!row || row.recordingAvailable || !org(row.orgId).recordingEnabled) return
+      stores.transaction(() => update(row, { recordingAvailable: true }))
+    },
+  }
+
+  return {
+    /** The events carriers report calls with (a carrier's callbacks may come without a dial: after a restart). */
+    carrierEvents,
+
+    /** Told when a call ends, so its line can take the next lead. */
+    onLineFree(listener: LineListener): void {
+      lineFreeListeners.push(listener)
+    },
+
+    /** Told when the carrier turned a call away for its own limit (Twilio's 429), before the line is freed. */
+    onCarrierThrottled(listener: LineListener): void {
+      throttleListeners.push(listener)
+    },
+
+    /**
+     * Dials a lead taken off the queue: the call, the lead dialing, call.started; then the
+     * carrier, once those rows are durable (a dial cannot be taken back, so it never starts
+     * for a call a failed commit or a crash could still lose).
+     */
+    start(lead: LeadRow, campaign: CampaignRow, owner: Person): CallRow {
+      const now = clock.now()
+      const startedBy: StartedBy = lead.callRequestedBy ? { type: 'api', api_key_id: lead.callRequestedBy } : { type: 'dialer', api_key_id: null }
+      const orgRow = org(lead.orgId)
+      const choice = deps.carriers.forDial(lead.orgId, lead.livemode)
+      const call = stores.transaction(() => {
+        const row = calls.insert({
+          id: newId(),
+          orgId: lead.orgId,
+          campaignId: campaign.id,
+          leadId: lead.id,
+          livemode: lead.livemode,
+          keyId: lead.livemode ? null : (lead.callRequestedBy ?? lead.addedByKeyId),
+          direction: 'outbound',
+          status: 'ringing',
+          started: now,
+          updated: now,
+          handledBy: AI,
+          owner,
+          startedBy,
+          carrier: choice.carrier.name,
+        })
+        deps.leads.beginCall(lead, owner)
+        emit('call.started', row)
+        return row
+      })
+      const request: DialRequest = {
+        callId: call.id,
+        orgId: lead.orgId,
+        to: lead.phone,
+        livemode: lead.livemode,
+        record: orgRow.recordingEnabled,
+        leadName: lead.name,
+        agentName: owner.name,
+        leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
+        callerId: chooseCallerId(choice.callerIds, lead.phone),
+        machineDetection: choice.machineDetection,
+        onAnswer: { bridge: bridgeOf(campaign), voicemail: campaign.voicemail ?? null },
+      }
+      stores.afterDurable(() => choice.carrier.dial(request, carrierEvents))
+      return call
+    },
+
+    /**
+     * Boot: a call that was up when the process stopped. A real carrier is asked how it went and
+     * reports it (resume); the simulator cannot resume one, so it is closed as failed (its lead
+     * retried by the usual rules). Timers of calls waiting for a person's outcome are armed again.
+     */
+    recover(): number {
+      const open = calls.open()
+      let closed = 0
+      for (const row of open) {
+        const carrier = deps.carriers.named(row.carrier)
+        if (carrier?.resume({ id: row.id, orgId: row.orgId, started: row.started, answered: row.answered }, carrierEvents)) continue
+        closed++
+        stores.transaction(() => {
+          // Never before the call's own times: a clock set back (NTP, a fake clock that boots
+          // at its fixed start) must not give a negative duration.
+          const ended = Math.max(clock.now(), row.answered ?? row.started)
+          const done = update(row, { status: 'ended', ended, durationSeconds: row.answered ? Math.round((ended - row.answered) / 1000) : 0 })
+          const label = outcomeLabel(org(row.orgId).outcomeLabels, 'failed')
+          settle(done, 'failed', label, 'The service restarted during the call; it was not completed.')
+        })
+      }
+      for (const row of calls.awaitingOutcome()) outcomes.arm(row)
+      return closed
+    },
+  }
+}
