@@ -18,7 +18,7 @@ const PersonInput = t.Object(
 )
 
 // The organization's carrier for live calls: each kind's fields from its settings schema
-// (src/telephony/registry.ts); src/domain/orgs/carrier-settings.ts checks the formats.
+// (src/telephony/registry.ts); each kind's settings rules check the formats.
 const CarrierInput = carrierInputSchema(strict)
 
 // What a campaign drops on an answering machine: an audio file the carrier plays, or text it says.

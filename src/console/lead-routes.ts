@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia'
-import { requireConsolePermission } from '../domain/console/console-access'
 import { classifyPhone } from '../domain/phone/phone-number'
 import { markRoute } from '../http/pipeline'
 import type { Services } from '../services'
 import type { ConsoleLimiter } from './console-limits'
-import { principalOf, sessionOf } from './context'
+import { consoleContext } from './context'
+import { CallNowResultReply, LeadDetailReply, LeadPage } from './model'
 
 const hide = { hide: true }
 const leadParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }) })
@@ -16,20 +16,18 @@ const leadParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ 
  * the reply is out).
  */
 export const consoleLeadRoutes = (s: Services, limits: ConsoleLimiter) => {
-  const principal = principalOf(s)
   const searching = new WeakMap<Request, string>()
   return new Elysia()
+    .use(consoleContext(s))
     .onTransform(markRoute)
-    .get('/orgs/:org/leads', ({ request, params, query }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'leads:read')
+    .get('/orgs/:org/leads', ({ request, query, who, session: opened }) => {
       const q = (query.q ?? '').trim()
       const limit = query.limit ?? 50
       if (q === '') {
         const rows = s.leads.list(who, { startingAfter: query.starting_after || undefined }, limit + 1)
         return { data: rows.slice(0, limit).map((row) => s.leads.view(row)), has_more: rows.length > limit }
       }
-      const session = sessionOf(request).tokenHash
+      const session = opened.tokenHash
       limits.startSearch(session)
       searching.set(request, session)
       const phone = classifyPhone(q)
@@ -43,19 +41,17 @@ export const consoleLeadRoutes = (s: Services, limits: ConsoleLimiter) => {
         const session = searching.get(request)
         if (session !== undefined) limits.endSearch(session)
       },
+      console: 'leads:read',
+      response: { 200: LeadPage },
       detail: hide,
     })
-    .get('/orgs/:org/leads/:id', ({ request, params }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'leads:read')
+    .get('/orgs/:org/leads/:id', ({ params, who }) => {
       const lead = s.leads.get(who, params.id)
       const calls = who.permissions.has('calls:read') ? s.calls.list(who, { leadId: lead.id }, 20).map(s.calls.listedView) : []
       const events = who.permissions.has('events:read') ? s.eventQueries.list(who, { objectId: lead.id }, 50).map((e) => JSON.parse(e.body)) : []
       return { data: { lead, contactability: s.leads.contactability(who, lead.id), calls, events } }
-    }, { params: leadParams, detail: hide })
-    .post('/orgs/:org/leads/:id/call_now', ({ request, params }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'calls:write')
-      return { data: s.leads.callNow(who, { lead_id: params.id }) }
-    }, { params: leadParams, detail: hide })
+    }, { params: leadParams, console: 'leads:read', response: { 200: LeadDetailReply }, detail: hide })
+    .post('/orgs/:org/leads/:id/call_now', ({ params, who }) => ({ data: s.leads.callNow(who, { lead_id: params.id }) }), {
+      params: leadParams, console: 'calls:write', response: { 200: CallNowResultReply }, detail: hide,
+    })
 }

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { localDateOf, zonedTime } from '../domain/calling-hours/calling-window'
-import { consolePrincipal, requireConsolePermission } from '../domain/console/console-access'
+import { requireConsole } from '../domain/console/console-access'
 import type { ConsoleSession } from '../domain/console/sessions'
 import { ApiError } from '../errors'
 import { CONSOLE_API_PREFIX, isHttps, SESSION_COOKIE, sessionCookieName } from '../http/console-door'
@@ -19,7 +19,8 @@ import { consoleWebhookRoutes } from './webhook-routes'
 import { boardHub, type BoardSubscriber } from './board-stream'
 import { ConsoleLimiter } from './console-limits'
 import { cookieOf } from '../http/console-door'
-import { principalOf, sessionOf } from './context'
+import { assertDeclared, capabilitiesOf, consoleContext, sessionOf } from './context'
+import { BoardReply, CampaignStatusReply, SessionReply, SignedOutReply } from './model'
 
 const orgParams = t.Object({ org: t.String({ format: 'uuid' }) })
 const campaignParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }) })
@@ -50,9 +51,9 @@ export const consoleRoutes = (s: Services) => {
       user: identity.kind === 'user' ? { id: identity.user.id, email: identity.user.email, name: identity.user.name, role: identity.user.role, org_id: identity.user.orgId } : null,
       csrf_token: session.csrfToken,
       orgs: orgs.map((o) => ({ id: o.id, name: o.name, timezone: o.timezone })),
+      capabilities: capabilitiesOf(session),
     }
   }
-  const principal = principalOf(s)
   const board = (orgId: string) => {
     const org = s.orgs.get(orgId)
     const midnight = zonedTime(org.timezone, localDateOf(org.timezone, s.clock.now()), '00:00')
@@ -69,7 +70,8 @@ export const consoleRoutes = (s: Services) => {
   const limits = new ConsoleLimiter(s.clock)
   const boards = boardHub({ board, at: () => iso(s.clock.now()), everyMs: BOARD_EVERY_MS })
 
-  return new Elysia({ prefix: CONSOLE_API_PREFIX })
+  const api = new Elysia({ prefix: CONSOLE_API_PREFIX })
+    .use(consoleContext(s))
     .onTransform(markRoute)
     // Every console request but sign-in counts against its session's budget (console-limits.ts).
     .onTransform(({ request }) => {
@@ -103,23 +105,23 @@ export const consoleRoutes = (s: Services) => {
         password: t.Optional(t.String({ maxLength: 200 })),
         admin_token: t.Optional(t.String({ maxLength: 200 })),
       }, { additionalProperties: false }),
+      consoleSession: 'sign_in',
+      response: { 200: SessionReply },
       detail: hide,
     })
-    .get('/session', ({ request }) => ({ data: me(sessionOf(request)) }), { detail: hide })
+    .get('/session', ({ request }) => ({ data: me(sessionOf(request)) }), { consoleSession: 'signed_in', response: { 200: SessionReply }, detail: hide })
     .delete('/session', ({ request, set }) => {
       s.sessions.signOut(sessionOf(request))
       set.headers['set-cookie'] = cookie('', 0)
-      return { data: { signed_out: true } }
-    }, { detail: hide })
+      return { data: { signed_out: true as const } }
+    }, { consoleSession: 'signed_in', response: { 200: SignedOutReply }, detail: hide })
 
     // ---- campaigns ----
-    .get('/orgs/:org/campaigns', ({ request, params }) => {
-      requireConsolePermission(principal(request, params.org), 'campaigns:read')
-      return { data: board(params.org), at: iso(s.clock.now()) }
-    }, { params: orgParams, detail: hide })
-    .get('/orgs/:org/campaigns/stream', ({ request, params }) => {
-      const opened = sessionOf(request)
-      requireConsolePermission(principal(request, params.org), 'campaigns:read')
+    .get('/orgs/:org/campaigns', ({ params }) => ({ data: board(params.org), at: iso(s.clock.now()) }), {
+      params: orgParams, console: 'campaigns:read', response: { 200: BoardReply }, detail: hide,
+    })
+    // The reply is a stream of BoardReply messages (board-stream.ts), not one JSON body.
+    .get('/orgs/:org/campaigns/stream', ({ request, params, session: opened }) => {
       const token = cookieOf(request.headers.get('cookie'), sessionCookieName(s.config.publicUrl)) ?? ''
       const role = opened.identity.kind === 'user' ? opened.identity.user.role : 'operator'
       // Each tick the session must still hold (not a touch: a stream is not the person's activity),
@@ -128,7 +130,9 @@ export const consoleRoutes = (s: Services) => {
         const now = s.sessions.resolve(token, false)
         if (!now || now.tokenHash !== opened.tokenHash) return false
         if ((now.identity.kind === 'user' ? now.identity.user.role : 'operator') !== role) return false
-        return consolePrincipal(now, s.stores.orgs.get(params.org)).permissions.has('campaigns:read')
+        // Throws when it no longer holds; the hub ends the stream then (board-stream.ts).
+        requireConsole(now, s.stores.orgs.get(params.org), 'campaigns:read')
+        return true
       }
       limits.openStream(opened.tokenHash)
       let unsubscribe: (() => void) | null = null
@@ -164,15 +168,13 @@ export const consoleRoutes = (s: Services) => {
         },
       })
       return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' } })
-    }, { params: orgParams, detail: hide })
-    .post('/orgs/:org/campaigns/:id/pause', ({ request, params }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'campaigns:write')
-      return { data: { id: params.id, status: s.campaigns.pause(who, params.id) } }
-    }, { params: campaignParams, detail: hide })
-    .post('/orgs/:org/campaigns/:id/activate', ({ request, params }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'campaigns:write')
-      return { data: { id: params.id, status: s.campaigns.activate(who, params.id) } }
-    }, { params: campaignParams, detail: hide })
+    }, { params: orgParams, console: 'campaigns:read', detail: hide })
+    .post('/orgs/:org/campaigns/:id/pause', ({ params, who }) => ({ data: { id: params.id, status: s.campaigns.pause(who, params.id) } }), {
+      params: campaignParams, console: 'campaigns:write', response: { 200: CampaignStatusReply }, detail: hide,
+    })
+    .post('/orgs/:org/campaigns/:id/activate', ({ params, who }) => ({ data: { id: params.id, status: s.campaigns.activate(who, params.id) } }), {
+      params: campaignParams, console: 'campaigns:write', response: { 200: CampaignStatusReply }, detail: hide,
+    })
+  assertDeclared(api.routes)
+  return api
 }

@@ -1,17 +1,15 @@
 import { Elysia, t } from 'elysia'
-import { requireConsolePermission } from '../domain/console/console-access'
 import { markRoute } from '../http/pipeline'
 import type { Services } from '../services'
-import { principalOf } from './context'
+import { consoleContext } from './context'
+import { UsageReply } from './model'
 
 /** Usage in the console (issue 19): a month by day, by campaign and by key, as GET /usage; with the campaigns' spend caps. */
 export const consoleUsageRoutes = (s: Services) => {
-  const principal = principalOf(s)
   return new Elysia()
+    .use(consoleContext(s))
     .onTransform(markRoute)
-    .get('/orgs/:org/usage', ({ request, params, query }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'usage:read')
+    .get('/orgs/:org/usage', ({ query, who }) => {
       const period = query.period ?? 'current'
       return {
         data: {
@@ -24,6 +22,8 @@ export const consoleUsageRoutes = (s: Services) => {
     }, {
       params: t.Object({ org: t.String({ format: 'uuid' }) }),
       query: t.Object({ period: t.Optional(t.String({ maxLength: 20 })) }),
+      console: 'usage:read',
+      response: { 200: UsageReply },
       detail: { hide: true },
     })
 }

@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia'
-import { requireConsolePermission } from '../domain/console/console-access'
 import { deliveryView, endpointView } from '../domain/webhooks/webhook-service'
 import { listReply } from '../http/paging'
 import { markRoute } from '../http/pipeline'
 import type { Services } from '../services'
-import { principalOf } from './context'
+import { consoleContext } from './context'
+import { DeliveryPage, DeliveryReply, EndpointList, EndpointReply } from './model'
 
 const hide = { hide: true }
 const endpointParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }) })
@@ -16,38 +16,39 @@ const DELIVERY_STATUS = t.Union([t.Literal('pending'), t.Literal('sent'), t.Lite
  * event, pause and resume, a new secret (shown once).
  */
 export const consoleWebhookRoutes = (s: Services) => {
-  const principal = principalOf(s)
-  const allowed = (permission: 'events:read' | 'webhooks:write') => (request: Request, org: string) => {
-    const who = principal(request, org)
-    requireConsolePermission(who, permission)
-    return who
-  }
   // As the external API: reading endpoints and deliveries needs events:read, changes webhooks:write.
-  const reader = allowed('events:read')
-  const owner = allowed('webhooks:write')
+  const read = { console: 'events:read' } as const
+  const change = { console: 'webhooks:write' } as const
   return new Elysia()
+    .use(consoleContext(s))
     .onTransform(markRoute)
-    .get('/orgs/:org/webhooks', ({ request, params }) => ({ data: s.webhooks.list(reader(request, params.org), 100).map((row) => endpointView(row)) }), {
-      params: t.Object({ org: t.String({ format: 'uuid' }) }), detail: hide,
+    .get('/orgs/:org/webhooks', ({ who }) => ({ data: s.webhooks.list(who, 100).map((row) => endpointView(row)) }), {
+      params: t.Object({ org: t.String({ format: 'uuid' }) }), ...read, response: { 200: EndpointList }, detail: hide,
     })
-    .get('/orgs/:org/webhooks/:id/deliveries', ({ request, params, query }) => {
+    .get('/orgs/:org/webhooks/:id/deliveries', ({ params, query, who }) => {
       const limit = query.limit ?? 50
-      return listReply(s.webhooks.deliveries(reader(request, params.org), params.id, limit + 1, { status: query.status, startingAfter: query.starting_after || undefined }), limit, deliveryView)
+      return listReply(s.webhooks.deliveries(who, params.id, limit + 1, { status: query.status, startingAfter: query.starting_after || undefined }), limit, deliveryView)
     }, {
       params: endpointParams,
       query: t.Object({ status: t.Optional(DELIVERY_STATUS), starting_after: t.Optional(t.String({ maxLength: 64 })), limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })) }),
+      ...read,
+      response: { 200: DeliveryPage },
       detail: hide,
     })
-    .post('/orgs/:org/webhooks/:id/deliveries/:delivery/resend', ({ request, params }) => ({ data: deliveryView(s.webhooks.resend(owner(request, params.org), params.id, params.delivery)) }), {
-      params: t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }), delivery: t.String({ minLength: 1, maxLength: 64 }) }), detail: hide,
+    .post('/orgs/:org/webhooks/:id/deliveries/:delivery/resend', ({ params, who }) => ({ data: deliveryView(s.webhooks.resend(who, params.id, params.delivery)) }), {
+      params: t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }), delivery: t.String({ minLength: 1, maxLength: 64 }) }), ...change, response: { 200: DeliveryReply }, detail: hide,
     })
-    .post('/orgs/:org/webhooks/:id/test', ({ request, params }) => ({ data: deliveryView(s.webhooks.sendTest(owner(request, params.org), params.id)) }), { params: endpointParams, detail: hide })
-    .post('/orgs/:org/webhooks/:id/pause', async ({ request, params }) => ({ data: endpointView(await s.webhooks.update(owner(request, params.org), params.id, { status: 'paused' })) }), {
-      params: endpointParams, detail: hide,
+    .post('/orgs/:org/webhooks/:id/test', ({ params, who }) => ({ data: deliveryView(s.webhooks.sendTest(who, params.id)) }), {
+      params: endpointParams, ...change, response: { 200: DeliveryReply }, detail: hide,
     })
-    .post('/orgs/:org/webhooks/:id/resume', ({ request, params }) => ({ data: endpointView(s.webhooks.resume(owner(request, params.org), params.id)) }), { params: endpointParams, detail: hide })
-    .post('/orgs/:org/webhooks/:id/roll_secret', ({ request, params }) => {
-      const { row, secret } = s.webhooks.rollSecret(owner(request, params.org), params.id, 24)
+    .post('/orgs/:org/webhooks/:id/pause', async ({ params, who }) => ({ data: endpointView(await s.webhooks.update(who, params.id, { status: 'paused' })) }), {
+      params: endpointParams, ...change, response: { 200: EndpointReply }, detail: hide,
+    })
+    .post('/orgs/:org/webhooks/:id/resume', ({ params, who }) => ({ data: endpointView(s.webhooks.resume(who, params.id)) }), {
+      params: endpointParams, ...change, response: { 200: EndpointReply }, detail: hide,
+    })
+    .post('/orgs/:org/webhooks/:id/roll_secret', ({ params, who }) => {
+      const { row, secret } = s.webhooks.rollSecret(who, params.id, 24)
       return { data: endpointView(row, secret) }
-    }, { params: endpointParams, detail: hide })
+    }, { params: endpointParams, ...change, response: { 200: EndpointReply }, detail: hide })
 }

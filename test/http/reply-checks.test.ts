@@ -17,7 +17,22 @@ function replySchemas(checkReplies: '0' | '1') {
   }
 }
 
+/** Routes whose reply is not one JSON body: the campaign board's event stream (its messages are BoardReply). */
+const NOT_JSON = ['GET /console/api/orgs/:org/campaigns/stream']
+
 describe('DIALER_CHECK_REPLIES', () => {
+  test('every console API route declares its reply schema (src/console/model.ts), so the suite checks it', () => {
+    const services = createServices(testConfig({ DIALER_CHECK_REPLIES: '1' }))
+    try {
+      const routes = createApp(services).routes.filter((route) => route.path.startsWith('/console/api/'))
+      expect(routes.length).toBeGreaterThan(30)
+      const without = routes.filter((route) => !(route.hooks as { response?: object }).response).map((route) => `${route.method} ${route.path}`)
+      expect(without).toEqual(NOT_JSON)
+    } finally {
+      services.close()
+    }
+  })
+
   test('on (the test suite): every reply schema is checked', () => {
     const schemas = replySchemas('1')
     expect(schemas.length).toBeGreaterThan(30)

@@ -26,15 +26,16 @@ beforeAll(async () => {
   h = createHarness()
   w = await seedWorld(h)
   // Every route Elysia registered behind a door: the external API (except the open OpenAPI
-  // document), the admin API and /metrics.
+  // document), the admin API, /metrics and the console's API (sign-in included: it wants a JSON body).
   paths = h.routes.routes
-    .filter((r) => (r.path.startsWith('/api/v1/external') && !r.path.endsWith('/openapi.json')) || r.path.startsWith('/api/v1/admin') || r.path === '/metrics')
+    .filter((r) => (r.path.startsWith('/api/v1/external') && !r.path.endsWith('/openapi.json')) || r.path.startsWith('/api/v1/admin') || r.path === '/metrics' || r.path.startsWith('/console/api/'))
     .map((r) => ({ method: r.method, path: r.path.replace(/:[a-z_]+/gi, SAMPLE_ID).replace(/\*$/, 'x') }))
 })
 afterAll(() => h.close())
 
-test('the walk covers the external API, the admin API and /metrics', () => {
+test('the walk covers the external API, the admin API, /metrics and the console API', () => {
   expect(paths.some((p) => p.path === '/metrics')).toBe(true)
+  expect(paths.filter((p) => p.path.startsWith('/console/api/')).length).toBeGreaterThan(30)
   expect(paths.filter((p) => p.path.startsWith('/api/v1/admin')).length).toBeGreaterThan(15)
   expect(paths.filter((p) => p.path.startsWith('/api/v1/external')).length).toBeGreaterThan(35)
 })
@@ -76,7 +77,7 @@ describe('over a real socket, where Bun builds the URL from the raw Host header'
   })
   afterAll(() => server.stop(true))
 
-  test('short and odd Host headers with prefixed paths get 4xx for every admin route, external route and /metrics', async () => {
+  test('short and odd Host headers with prefixed paths get 4xx for every admin route, external route, console route and /metrics', async () => {
     expect(await leakingRoutes(server.port!, paths)).toEqual([])
   }, 60_000)
 

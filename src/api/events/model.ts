@@ -1,6 +1,6 @@
 import type { TObject } from '@sinclair/typebox'
 import { t } from 'elysia'
-import type { EventType } from '../../domain/events/event-log'
+import type { EventType } from '../../domain/events/event-types'
 import { DateTime } from '../shared'
 
 /** The envelope of every event, as GET /events lists it and a webhook receives it (spec "Events"). */

@@ -1,36 +1,8 @@
 import { Elysia, t } from 'elysia'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { dataOf, DateTime, operation, strict } from '../shared'
-
-const Counts = {
-  requests: t.Integer(),
-  leads_added: t.Integer(),
-  calls: t.Integer(),
-  calls_connected: t.Integer(),
-  minutes: t.Number(),
-  cost_usd: t.Number(),
-}
-
-const Usage = t.Object({
-  object: t.Literal('usage'),
-  period: t.String({ pattern: '^\\d{4}-\\d{2}$' }),
-  timezone: t.String(),
-  livemode: t.Boolean(),
-  totals: t.Object(Counts),
-  group_by: t.Nullable(t.Union([t.Literal('key'), t.Literal('campaign'), t.Literal('day')])),
-  groups: t.Array(
-    t.Object({
-      ...Counts,
-      key_id: t.Optional(t.String()),
-      key_name: t.Optional(t.Nullable(t.String())),
-      campaign_id: t.Optional(t.String()),
-      campaign_name: t.Optional(t.Nullable(t.String())),
-      day: t.Optional(t.String()),
-    }),
-  ),
-  updated: t.Nullable(DateTime),
-})
+import { dataOf, operation, strict } from '../shared'
+import { Usage } from './model'
 
 export const usageRoutes = (s: Services) =>
   new Elysia().use(apiContext(s)).get(
@@ -46,7 +18,7 @@ export const usageRoutes = (s: Services) =>
         strict,
       ),
       response: { 200: dataOf(Usage) },
-      detail: operation('Usage', 'Read usage', 'usage:read',
-        'Requests, leads added, calls, calls a person answered, billed minutes (each call rounded up to the minute) and cost at the organization\u2019s rate, for a month in the organization\u2019s zone. Counted every 5 minutes (`updated`). A test key sees test counts, never billed; a key limited to some campaigns sees their leads, calls and minutes plus its own requests.'),
+      detail: { operationId: 'getUsage', ...operation('Usage', 'Read usage', 'usage:read',
+        'Requests, leads added, calls, calls a person answered, billed minutes (each call rounded up to the minute) and cost at the organization\u2019s rate, for a month in the organization\u2019s zone. Counted every 5 minutes (`updated`). A test key sees test counts, never billed; a key limited to some campaigns sees their leads, calls and minutes plus its own requests.') },
     },
   )

@@ -5,46 +5,10 @@ import { EVENT_TYPES } from '../../domain/events/event-log'
 import { listReply } from '../../http/paging'
 import { apiContext } from '../../http/pipeline'
 import type { Services } from '../../services'
-import { DateTime, dataOf, idParams, listOf, NoBody, operation, pageLimit, strict, Uuid } from '../shared'
+import { dataOf, idParams, listOf, NoBody, operation, pageLimit, strict, Uuid } from '../shared'
+import { Delivery, Endpoint } from './model'
 
 const TAG = 'Webhooks'
-
-const Endpoint = t.Object({
-  id: Uuid,
-  object: t.Literal('webhook_endpoint'),
-  url: t.String(),
-  description: t.Nullable(t.String()),
-  events: t.Array(t.String()),
-  campaign_ids: t.Nullable(t.Array(Uuid)),
-  mode: t.Union([t.Literal('live'), t.Literal('test')]),
-  livemode: t.Boolean(),
-  status: t.Union([t.Literal('active'), t.Literal('paused')]),
-  failing_since: t.Nullable(DateTime),
-  paused_at: t.Nullable(DateTime),
-  last_success_at: t.Nullable(DateTime),
-  previous_secret_expires_at: t.Nullable(DateTime),
-  created: DateTime,
-  updated: DateTime,
-  secret: t.Optional(t.String({ description: 'only on create and roll_secret' })),
-})
-
-const Delivery = t.Object({
-  id: t.String(),
-  object: t.Literal('webhook_delivery'),
-  endpoint_id: Uuid,
-  event_id: t.Nullable(t.String()),
-  event_type: t.String(),
-  status: t.Union([t.Literal('pending'), t.Literal('sent'), t.Literal('failed'), t.Literal('gave_up'), t.Literal('skipped_paused')]),
-  attempts: t.Integer(),
-  next_attempt_at: t.Nullable(DateTime),
-  last_attempt_at: t.Nullable(DateTime),
-  response_status: t.Nullable(t.Integer()),
-  response_body: t.Nullable(t.String()),
-  duration_ms: t.Nullable(t.Integer()),
-  resent_from: t.Nullable(t.String()),
-  created: DateTime,
-  livemode: t.Boolean(),
-})
 
 const url = t.String({ examples: ['https://hooks.example.com/dialer'], minLength: 1, maxLength: MAX_URL_LENGTH + 1, description: 'http(s); the host must resolve (else 400 reason unresolvable_host); private and special-purpose addresses are refused (reason private_address) unless the operator allows them' })
 const events = t.Array(t.String({ examples: ['lead.created'] }), { maxItems: 20, description: `event types: ${EVENT_TYPES.join(', ')}`, examples: [['lead.created', 'call.completed']] })
@@ -80,9 +44,9 @@ export const webhookRoutes = (s: Services) => {
     .use(apiContext(s))
     .post('/webhook_endpoints', create, {
       ...createOptions,
-      detail: operation(TAG, 'Create a webhook endpoint', 'webhooks:write', 'The reply carries the signing `secret` (shown here and on roll_secret only). The endpoint gets the creating key\u2019s mode\u2019s events. 403 limit_reached past the organization\u2019s endpoint limit.', { errors: ['limit_reached'] }),
+      detail: { operationId: 'createWebhookEndpoint', ...operation(TAG, 'Create a webhook endpoint', 'webhooks:write', 'The reply carries the signing `secret` (shown here and on roll_secret only). The endpoint gets the creating key\u2019s mode\u2019s events. 403 limit_reached past the organization\u2019s endpoint limit.', { errors: ['limit_reached'] }) },
     })
-    .post('/webhooks', create, { ...createOptions, detail: operation(TAG, 'Create a webhook endpoint (alias)', 'webhooks:write', 'Same as POST /webhook_endpoints.', { errors: ['limit_reached'] }) })
+    .post('/webhooks', create, { ...createOptions, detail: { operationId: 'createWebhookEndpointAlias', ...operation(TAG, 'Create a webhook endpoint (alias)', 'webhooks:write', 'Same as POST /webhook_endpoints.', { errors: ['limit_reached'] }) } })
     .get('/webhook_endpoints', ({ principal, query }) => {
       const limit = query.limit ?? 50
       return listReply(s.webhooks.list(principal, limit + 1, query.starting_after), limit, (row) => endpointView(row))
@@ -90,40 +54,40 @@ export const webhookRoutes = (s: Services) => {
       permission: 'events:read',
       query: t.Object({ limit: pageLimit(50), starting_after: t.Optional(t.String({ format: 'uuid', 'x-param': 'starting_after' })) }, strict),
       response: { 200: listOf(Endpoint) },
-      detail: operation(TAG, 'List webhook endpoints', 'events:read'),
+      detail: { operationId: 'listWebhookEndpoints', ...operation(TAG, 'List webhook endpoints', 'events:read') },
     })
     .get('/webhook_endpoints/:id', ({ principal, params }) => ({ data: endpointView(s.webhooks.get(principal, params.id)) }), {
       permission: 'events:read',
       params: idParams,
       response: { 200: dataOf(Endpoint) },
-      detail: operation(TAG, 'Get a webhook endpoint', 'events:read'),
+      detail: { operationId: 'getWebhookEndpoint', ...operation(TAG, 'Get a webhook endpoint', 'events:read') },
     })
     .patch('/webhook_endpoints/:id', async ({ principal, params, body }) => ({ data: endpointView(await s.webhooks.update(principal, params.id, body)) }), {
       permission: 'webhooks:write',
       params: idParams,
       body: PatchBody,
       response: { 200: dataOf(Endpoint) },
-      detail: operation(TAG, 'Change a webhook endpoint', 'webhooks:write', 'url, events, campaign_ids, description, status (active or paused).'),
+      detail: { operationId: 'updateWebhookEndpoint', ...operation(TAG, 'Change a webhook endpoint', 'webhooks:write', 'url, events, campaign_ids, description, status (active or paused).') },
     })
     .delete('/webhook_endpoints/:id', ({ principal, params }) => ({ data: endpointView(s.webhooks.remove(principal, params.id)) }), {
       permission: 'webhooks:write',
       params: idParams,
       response: { 200: dataOf(Endpoint) },
-      detail: operation(TAG, 'Delete a webhook endpoint', 'webhooks:write', 'Its deliveries go with it.'),
+      detail: { operationId: 'deleteWebhookEndpoint', ...operation(TAG, 'Delete a webhook endpoint', 'webhooks:write', 'Its deliveries go with it.') },
     })
     .post('/webhook_endpoints/:id/resume', ({ principal, params }) => ({ data: endpointView(s.webhooks.resume(principal, params.id)) }), {
       permission: 'webhooks:write',
       params: idParams,
       body: NoBody,
       response: { 200: dataOf(Endpoint) },
-      detail: operation(TAG, 'Resume a paused endpoint', 'webhooks:write', 'Clears failing_since and paused_at.'),
+      detail: { operationId: 'resumeWebhookEndpoint', ...operation(TAG, 'Resume a paused endpoint', 'webhooks:write', 'Clears failing_since and paused_at.') },
     })
     .post('/webhook_endpoints/:id/test', ({ principal, params }) => ({ data: deliveryView(s.webhooks.sendTest(principal, params.id)) }), {
       permission: 'webhooks:write',
       params: idParams,
       body: NoBody,
       response: { 200: dataOf(Delivery) },
-      detail: operation(TAG, 'Send a test event', 'webhooks:write', 'A sample event with `sample: true`; 409 endpoint_paused while paused.', { errors: ['endpoint_paused'] }),
+      detail: { operationId: 'testWebhookEndpoint', ...operation(TAG, 'Send a test event', 'webhooks:write', 'A sample event with `sample: true`; 409 endpoint_paused while paused.', { errors: ['endpoint_paused'] }) },
     })
     .post('/webhook_endpoints/:id/roll_secret', ({ principal, params, body }) => {
       const { row, secret } = s.webhooks.rollSecret(principal, params.id, body?.expire_old_after_hours ?? 24)
@@ -133,7 +97,7 @@ export const webhookRoutes = (s: Services) => {
       params: idParams,
       body: t.Optional(t.Object({ expire_old_after_hours: t.Optional(t.Integer({ minimum: 0, maximum: 720 })) }, strict)),
       response: { 200: dataOf(Endpoint) },
-      detail: operation(TAG, 'Roll the signing secret', 'webhooks:write', 'The reply carries the new `secret`; the old one also signs until `previous_secret_expires_at` (default 24 h).'),
+      detail: { operationId: 'rollWebhookEndpointSecret', ...operation(TAG, 'Roll the signing secret', 'webhooks:write', 'The reply carries the new `secret`; the old one also signs until `previous_secret_expires_at` (default 24 h).') },
     })
     .get('/webhook_endpoints/:id/deliveries', ({ principal, params, query }) => {
       const limit = query.limit ?? 25
@@ -150,13 +114,13 @@ export const webhookRoutes = (s: Services) => {
         strict,
       ),
       response: { 200: listOf(Delivery) },
-      detail: operation(TAG, 'List an endpoint\u2019s deliveries', 'events:read', 'Newest first; `limit` default 25, at most 100.'),
+      detail: { operationId: 'listWebhookDeliveries', ...operation(TAG, 'List an endpoint\u2019s deliveries', 'events:read', 'Newest first; `limit` default 25, at most 100.') },
     })
     .post('/webhook_endpoints/:id/deliveries/:delivery_id/resend', ({ principal, params }) => ({ data: deliveryView(s.webhooks.resend(principal, params.id, params.delivery_id)) }), {
       permission: 'webhooks:write',
       params: deliveryParams,
       body: NoBody,
       response: { 200: dataOf(Delivery) },
-      detail: operation(TAG, 'Resend a delivery', 'webhooks:write', 'A new delivery of the same event (same webhook-id) with `resent_from`; 409 endpoint_paused while paused.', { errors: ['endpoint_paused'] }),
+      detail: { operationId: 'resendWebhookDelivery', ...operation(TAG, 'Resend a delivery', 'webhooks:write', 'A new delivery of the same event (same webhook-id) with `resent_from`; 409 endpoint_paused while paused.', { errors: ['endpoint_paused'] }) },
     })
 }

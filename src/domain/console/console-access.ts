@@ -40,6 +40,38 @@ export function personPrincipal(org: OrgRow, who: { keyId: string; keyName: stri
   }
 }
 
+/**
+ * What a console route may require: a permission of the session's role in the organization,
+ * an owner of it (API keys), or the operator (console accounts).
+ */
+export type ConsoleRequirement = Permission | 'owner' | 'operator'
+
+type Identity = ConsoleSession['identity']
+
+/** Whether a session of this identity meets the requirement (in an organization it may open). */
+export function consoleAllows(identity: Identity, requirement: ConsoleRequirement): boolean {
+  if (identity.kind === 'operator') return true
+  if (requirement === 'operator') return false
+  if (requirement === 'owner') return identity.user.role === 'owner'
+  return (identity.user.role === 'owner' ? PERMISSIONS : SDR_PERMISSIONS).includes(requirement)
+}
+
+/**
+ * The session as a principal of the organization, if it meets the requirement: 404 for an
+ * organization that is not there for it, else 403 naming what is missing.
+ */
+export function requireConsole(session: ConsoleSession, org: OrgRow | undefined, requirement: ConsoleRequirement): Principal {
+  const principal = consolePrincipal(session, org)
+  if (requirement === 'operator') {
+    if (session.identity.kind !== 'operator') throw new ApiError('permission_denied', 'Only the operator manages console accounts.', { extras: { reason: 'operator_only' } })
+  } else if (requirement === 'owner') {
+    if (!consoleAllows(session.identity, 'owner')) throw new ApiError('permission_denied', 'Only an owner of the organization manages its API keys.', { extras: { reason: 'owner_only' } })
+  } else {
+    requireConsolePermission(principal, requirement)
+  }
+  return principal
+}
+
 /** Throws 403 unless the session's role has the permission (the page hides what a role cannot do; this is the rule). */
 export function requireConsolePermission(principal: Principal, permission: Permission): void {
   if (!principal.permissions.has(permission)) {

@@ -1,0 +1,222 @@
+/**
+ * The console's reply contract: one TypeBox schema per reply of /console/api, checked on the
+ * routes (`response`, under DIALER_CHECK_REPLIES) and read by the browser code as types
+ * (type-only imports: nothing here is bundled into the page). Where the console returns an
+ * object the external API returns too, the API's model is reused; the console-only shapes live
+ * here. Property order is reply order.
+ */
+import { Type as t, type Static, type TSchema } from '@sinclair/typebox'
+import { Call } from '../domain/calls/call-shape'
+import { Contactability } from '../domain/leads/contactability-shape'
+import { CallNowReply, Lead } from '../domain/leads/lead-shape'
+import { DateTime, Nullable, Uuid } from '../domain/shapes'
+import { Event } from '../api/events/model'
+import { Usage } from '../api/usage/model'
+import { Delivery, Endpoint } from '../api/webhooks/model'
+import { ListMetaSchema } from '../http/paging'
+
+export { Call, Contactability, Delivery, Endpoint, Event, Lead, Usage }
+export type Event = Static<typeof Event>
+export type Usage = Static<typeof Usage>
+export type Endpoint = Static<typeof Endpoint>
+export type Delivery = Static<typeof Delivery>
+
+/** `{ data }`, one object. */
+const dataOf = <T extends TSchema>(schema: T) => t.Object({ data: schema })
+/** `{ data: [...], meta }`, a page with the API's list envelope. */
+const pageOf = <T extends TSchema>(schema: T) => t.Object({ data: t.Array(schema), meta: ListMetaSchema })
+/** `{ data: [...], has_more }`, a page of the console's older list shape (leads, events). */
+const moreOf = <T extends TSchema>(schema: T) => t.Object({ data: t.Array(schema), has_more: t.Boolean() })
+
+// ---- the session ----
+
+/**
+ * What this session may do (in any organization it may open): each is one requirement the
+ * console's routes declare (src/console/context.ts), so the page shows what the server allows.
+ */
+export const Capabilities = t.Object({
+  campaigns_read: t.Boolean(),
+  campaigns_write: t.Boolean(),
+  leads_read: t.Boolean(),
+  /** CSV import (leads:write). */
+  imports: t.Boolean(),
+  calls_read: t.Boolean(),
+  /** The outcome form and "call now" (calls:write). */
+  calls_write: t.Boolean(),
+  dnc_read: t.Boolean(),
+  /** Adding to and removing from Do Not Call (dnc:write). */
+  dnc_write: t.Boolean(),
+  events_read: t.Boolean(),
+  /** Endpoints and deliveries are read with events:read; this is changing them. */
+  webhooks_write: t.Boolean(),
+  usage_read: t.Boolean(),
+  /** API keys: owners and the operator. */
+  keys: t.Boolean(),
+  /** Console accounts: the operator. */
+  people: t.Boolean(),
+})
+export type Capabilities = Static<typeof Capabilities>
+
+export const Role = t.Union([t.Literal('owner'), t.Literal('sdr')])
+export type Role = Static<typeof Role>
+
+export const OrgSummary = t.Object({ id: Uuid, name: t.String(), timezone: t.String() })
+export type OrgSummary = Static<typeof OrgSummary>
+
+/** The signed-in session: who, the CSRF token for changes, the organizations it may open. */
+export const Me = t.Object({
+  kind: t.Union([t.Literal('operator'), t.Literal('user')]),
+  user: Nullable(t.Object({ id: Uuid, email: t.String(), name: t.String(), role: Role, org_id: Uuid })),
+  csrf_token: t.String(),
+  orgs: t.Array(OrgSummary),
+  capabilities: Capabilities,
+})
+export type Me = Static<typeof Me>
+export const SessionReply = dataOf(Me)
+export const SignedOutReply = dataOf(t.Object({ signed_out: t.Literal(true) }))
+
+// ---- campaigns ----
+
+/** One campaign on the board: its lines, queue and today's calls (in the organization's zone). */
+export const BoardCampaign = t.Object({
+  id: Uuid,
+  name: t.String(),
+  status: t.String(),
+  lines: t.Integer(),
+  lines_in_use: t.Integer(),
+  queued: t.Integer(),
+  queued_call_now: t.Integer(),
+  queued_other: t.Integer(),
+  late: t.Integer(),
+  calls_today: t.Integer(),
+  connects_today: t.Integer(),
+})
+export type BoardCampaign = Static<typeof BoardCampaign>
+/** GET campaigns, and each `campaigns` message of its stream. */
+export const BoardReply = t.Object({ data: t.Array(BoardCampaign), at: DateTime })
+export type BoardReply = Static<typeof BoardReply>
+export const CampaignStatusReply = dataOf(t.Object({ id: Uuid, status: t.String() }))
+export type CampaignStatusReply = Static<typeof CampaignStatusReply>
+
+// ---- calls ----
+
+export const CallPage = pageOf(Call)
+export type CallPage = Static<typeof CallPage>
+export const TranscriptLine = t.Object({ speaker: t.Union([t.Literal('ai'), t.Literal('lead'), t.Literal('agent')]), name: t.String(), text: t.String(), at: DateTime })
+export type TranscriptLine = Static<typeof TranscriptLine>
+export const RecordingLink = t.Object({ url: t.String(), expires_at: DateTime })
+export type RecordingLink = Static<typeof RecordingLink>
+export const CallDetail = t.Object({ call: Call, transcript: t.Array(TranscriptLine), recording: Nullable(RecordingLink) })
+export type CallDetail = Static<typeof CallDetail>
+export const CallDetailReply = dataOf(CallDetail)
+export const CallReply = dataOf(Call)
+
+// ---- leads ----
+
+export const LeadPage = moreOf(Lead)
+export type LeadPage = Static<typeof LeadPage>
+/** One lead with why it waits, its last calls and events (empty where the role cannot read them). */
+export const LeadDetail = t.Object({ lead: Lead, contactability: Contactability, calls: t.Array(Call), events: t.Array(Event) })
+export type LeadDetail = Static<typeof LeadDetail>
+export const LeadDetailReply = dataOf(LeadDetail)
+export const CallNowResult = CallNowReply
+export type CallNowResult = Static<typeof CallNowReply>
+export const CallNowResultReply = dataOf(CallNowReply)
+
+/** A CSV import (or its dry run): what was read, imported and refused, and where each column went. */
+export const ImportResult = t.Object({
+  import_id: Nullable(Uuid),
+  resumed_rows: t.Integer(),
+  rows: t.Integer(),
+  imported: t.Integer(),
+  failed: t.Integer(),
+  errors: t.Array(t.Object({ row: t.Integer(), code: t.String(), message: t.String(), param: Nullable(t.String()) })),
+  error_counts: t.Record(t.String(), t.Integer()),
+  columns: t.Array(t.Object({ header: t.String(), target: Nullable(t.String()) })),
+  dry_run: t.Boolean(),
+  problem: Nullable(t.String()),
+})
+export type ImportResult = Static<typeof ImportResult>
+export const ImportReply = dataOf(ImportResult)
+
+// ---- Do Not Call ----
+
+/** The console's entry: the organization's live list, so no `livemode`. */
+export const DncEntry = t.Object({ id: Uuid, phone: t.String(), source: t.String(), created: DateTime })
+export type DncEntry = Static<typeof DncEntry>
+export const DncPage = pageOf(DncEntry)
+export type DncPage = Static<typeof DncPage>
+export const DncEntryReply = dataOf(DncEntry)
+/** GET check: as the API's DncCheckResult, without `livemode`. */
+export const DncCheck = t.Object({ phone: t.String(), normalizedPhone: Nullable(t.String()), onDncList: t.Boolean() })
+export type DncCheck = Static<typeof DncCheck>
+export const DncCheckReply = dataOf(DncCheck)
+/** A pasted list added: as the API's DncBatchResult, without `livemode`. */
+export const DncAdded = t.Object({ succeeded: t.Integer(), failed: t.Integer(), errors: t.Array(t.String()) })
+export type DncAdded = Static<typeof DncAdded>
+export const DncAddedReply = dataOf(DncAdded)
+
+// ---- events, webhooks, usage ----
+
+export const EventPage = moreOf(Event)
+export type EventPage = Static<typeof EventPage>
+export const EndpointList = dataOf(t.Array(Endpoint))
+export type EndpointList = Static<typeof EndpointList>
+export const EndpointReply = dataOf(Endpoint)
+export const DeliveryPage = pageOf(Delivery)
+export type DeliveryPage = Static<typeof DeliveryPage>
+export const DeliveryReply = dataOf(Delivery)
+
+export const UsageReport = t.Object({
+  by_day: Usage,
+  by_campaign: Usage,
+  by_key: Usage,
+  spend_caps: t.Array(t.Object({ campaign_id: Uuid, name: t.String(), spend_cap_usd: Nullable(t.Number()) })),
+})
+export type UsageReport = Static<typeof UsageReport>
+export const UsageReply = dataOf(UsageReport)
+
+// ---- API keys and people (as the admin API presents them) ----
+
+export const ApiKey = t.Object({
+  id: t.String(),
+  object: t.Literal('api_key'),
+  org_id: Uuid,
+  name: t.String(),
+  mode: t.Union([t.Literal('live'), t.Literal('test')]),
+  livemode: t.Boolean(),
+  /** As stored; the API's permission names (domain/access/permission-names.ts). */
+  permissions: t.Array(t.String()),
+  campaign_ids: Nullable(t.Array(Uuid)),
+  max_concurrent: t.Integer(),
+  requests_per_minute: t.Integer(),
+  burst: t.Integer(),
+  leads_per_minute: t.Integer(),
+  expires_at: Nullable(DateTime),
+  disabled: t.Boolean(),
+  revoked_at: Nullable(DateTime),
+  created: DateTime,
+  updated: DateTime,
+  /** Only in the reply that made the key. */
+  secret: t.Optional(t.String()),
+})
+export type ApiKey = Static<typeof ApiKey>
+export const ApiKeyList = dataOf(t.Array(ApiKey))
+export const ApiKeyReply = dataOf(ApiKey)
+
+export const User = t.Object({
+  id: Uuid,
+  object: t.Literal('user'),
+  org_id: Uuid,
+  email: t.String(),
+  name: t.String(),
+  role: Role,
+  disabled: t.Boolean(),
+  created: DateTime,
+  updated: DateTime,
+  /** Only in the reply that made the account. */
+  password: t.Optional(t.String()),
+})
+export type User = Static<typeof User>
+export const UserList = dataOf(t.Array(User))
+export const UserReply = dataOf(User)
