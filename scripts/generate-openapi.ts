@@ -19,6 +19,7 @@ import { OPENAPI_PATH } from '../src/http/pipeline'
 import { createServices } from '../src/services'
 import { VERSION } from '../src/version'
 import { writeOrCheck } from './generated-file'
+import { nameReplySchemas } from './openapi/components'
 import { ErrorReplies, headerComponents, idempotencyKeyParameter, replyHeaders } from './openapi/replies'
 import { normalizeSchema, type Json } from './openapi/schema'
 import { webhookSection } from './openapi/webhooks'
@@ -66,6 +67,20 @@ function splitTextReply(content: Json): Json {
   return {
     'application/json': { schema: rest.length === 1 ? rest[0] : { ...schema, anyOf: rest } },
     'text/plain': { schema: { type: 'string' } },
+  }
+}
+
+/** camelCase verb and noun (`createLead`): what generated clients name their functions after. */
+export const OPERATION_ID = /^[a-z][A-Za-z]+$/
+/** The id @elysiajs/openapi makes up when a route's `detail` has none (`getApiV1ExternalCalls`). */
+const MADE_UP_ID = /^(get|post|put|patch|delete)Api/
+
+function checkOperationIds(operations: { where: string; id: unknown }[]): void {
+  const seen = new Map<string, string>()
+  for (const { where, id } of operations) {
+    if (typeof id !== 'string' || !OPERATION_ID.test(id) || MADE_UP_ID.test(id)) throw new Error(`${where}: give the route detail an operationId (camelCase verbNoun), not ${String(id)}`)
+    if (seen.has(id)) throw new Error(`${where}: operationId ${id} is taken by ${seen.get(id)}`)
+    seen.set(id, where)
   }
 }
 
@@ -134,6 +149,11 @@ export function renderOpenApi(): string {
       for (const [method, op] of Object.entries<Json>(item)) completeOperation(path, method, op, bodyOptional, errors)
     }
     const { webhooks, schemas: eventSchemas } = webhookSection()
+    checkOperationIds([
+      ...Object.entries<Json>(paths as Json).flatMap(([path, item]) => Object.entries<Json>(item).map(([method, op]) => ({ where: `${method} ${path}`, id: op.operationId }))),
+      ...Object.entries<Json>(webhooks).map(([type, item]) => ({ where: `webhook ${type}`, id: item.post.operationId })),
+    ])
+    const named = nameReplySchemas(paths as Json)
     const ownSchemas = Object.fromEntries(Object.entries<Json>(components?.schemas ?? {}).map(([name, s]) => [name, normalizeSchema(s)]))
     const document = {
       openapi: '3.1.0',
@@ -151,7 +171,7 @@ export function renderOpenApi(): string {
       paths,
       webhooks,
       components: {
-        schemas: { ...ownSchemas, Error: errors.envelope, ...eventSchemas },
+        schemas: { ...ownSchemas, Error: errors.envelope, ...named, ...eventSchemas },
         responses: errors.responses,
         parameters: { IdempotencyKey: idempotencyKeyParameter },
         headers: headerComponents,

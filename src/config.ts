@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path'
 import { isCalendarDate } from './domain/calendar-date'
 import { parseSecretKey, SECRET_KEY_FORMAT } from './domain/secrets/secret-box'
+import { parseLevel, type Level } from './log'
 
 /** Everything the process reads from its environment and flags, validated once at start-up. */
 export interface Config {
@@ -28,6 +29,8 @@ export interface Config {
   /** Proxies in front of the service whose X-Forwarded-For entries are trusted (DIALER_TRUST_PROXY). */
   readonly trustedProxyHops: number
   readonly logRequests: boolean
+  /** DIALER_LOG_LEVEL: the lowest level logged. */
+  readonly logLevel: Level
   /** Check every reply against its route's schema before it is sent (tests). */
   readonly checkReplies: boolean
   readonly apiVersion: string
@@ -101,6 +104,9 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   // you run, each appending to X-Forwarded-For; the client is the Nth address from its right end
   // (the left end is whatever the client wrote). 0 to 10.
   const trustedProxyHops = integer(pick('trust-proxy', 'DIALER_TRUST_PROXY') ?? '0', 'DIALER_TRUST_PROXY', 0, 10)
+  // The lowest level logged. Environment only, like the logger that reads it.
+  const logLevel = parseLevel(env.DIALER_LOG_LEVEL)
+  if (logLevel === null) throw new ConfigError(`DIALER_LOG_LEVEL must be debug, info, warn or error, got "${env.DIALER_LOG_LEVEL}"`)
   // On: one JSON line per request on stdout.
   const logRequests = flag(pick('log-requests', 'DIALER_LOG_REQUESTS') ?? '1', 'DIALER_LOG_REQUESTS')
   // Off: replies are sent as built. On: each is checked against its documented schema first and
@@ -125,7 +131,7 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
   return Object.freeze({
     port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
     webhookAllowPrivate, carrierAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, accountFailures, trustedProxyHops,
-    logRequests, checkReplies, apiVersion, shutdownGraceMs, secretKey,
+    logRequests, logLevel, checkReplies, apiVersion, shutdownGraceMs, secretKey,
   })
 }
 

@@ -3,6 +3,12 @@ import { maskSensitive } from './errors'
 export type Level = 'debug' | 'info' | 'warn' | 'error'
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
+/** DIALER_LOG_LEVEL read as a level (any case), or null when it names none; unset is info. */
+export function parseLevel(raw: string | undefined): Level | null {
+  const level = (raw ?? 'info').trim().toLowerCase()
+  return Object.hasOwn(order, level) ? (level as Level) : null
+}
+
 /** The request log line: only ids, the route pattern and numbers, so nothing needs masking. */
 export interface RequestLogLine {
   request_id: string
@@ -32,7 +38,8 @@ const FLUSH_MS = 100
  * logging does not cost a system call per request; other lines flush the buffer at once.
  */
 class Logger {
-  minLevel: Level = (process.env.DIALER_LOG_LEVEL as Level) in order ? (process.env.DIALER_LOG_LEVEL as Level) : 'info'
+  // A bad value stops the start in loadConfig (src/config.ts) before anything is logged.
+  minLevel: Level = parseLevel(process.env.DIALER_LOG_LEVEL) ?? 'info'
   /** Tests silence the log; the process keeps it on. */
   enabled = process.env.NODE_ENV !== 'test'
   /** Tests that read the log get its output here instead of on stdout. */
@@ -55,7 +62,7 @@ class Logger {
     const level = requestLevel(f.status)
     if (order[level] < order[this.minLevel]) return
     const keyId = f.key_id === null ? 'null' : `"${f.key_id}"`
-    // Joined in a JS string first: each native write() costs about 2 us, a concatenation far less.
+    // Joined in a JS string first: a native write() costs far more than a concatenation.
     this.pending +=
       `{"time":"${this.isoNow()}","level":"${level}","msg":"request","request_id":"${f.request_id}","method":"${f.method}",` +
       `"route":${JSON.stringify(f.route)},"status":${f.status},"key_id":${keyId},"duration_ms":${f.duration_ms}}\n`

@@ -54,7 +54,7 @@ export function webhookSection(): { webhooks: Json; schemas: Record<string, Json
     }
     webhooks[type] = {
       post: {
-        operationId: `webhook_${type.replace('.', '_')}`,
+        operationId: `${componentName(type).replace(/Event$/, 'Webhook').replace(/^./, (c) => c.toLowerCase())}`,
         tags: ['Webhook events'],
         summary: type,
         description: `${eventSummaries[type]} Sent to the endpoints subscribed to \`${type}\`; the same envelope is listed by GET /events. An event can arrive twice: skip an \`id\` already handled.`,

@@ -4,7 +4,7 @@ import { synchronousOf } from '../db/client'
 import { logger } from '../log'
 import { createServices, type Services } from '../services'
 import { VERSION } from '../version'
-import { seedDemo } from './demo'
+import { demoBanner, seedDemo } from './demo'
 import { listenFailure, storageFailure } from './startup-errors'
 
 /** `dialer serve [--demo]`: runs the API until SIGTERM or SIGINT. */
@@ -43,20 +43,7 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
   }
   if (options.demo) {
     const demo = seedDemo(services)
-    out.push(
-      '',
-      demo.created ? 'Demo organization created.' : 'Demo organization found; new demo keys minted.',
-      `  Organization: ${demo.orgId}`,
-      `  Campaign:     ${demo.campaignId} (active)`,
-      `  Live key:     ${demo.live.id}`,
-      `  Live secret:  ${demo.live.secret}`,
-      `  Test key:     ${demo.test.id}`,
-      `  Test secret:  ${demo.test.secret}`,
-      '',
-      'Try it:',
-      `  curl -u ${demo.live.id}:${demo.live.secret} ${base}/api/v1/external/campaigns`,
-      `  curl -u ${demo.test.id}:${demo.test.secret} "${base}/api/v1/external/dnc/check?phone=%2B14155550123"`,
-    )
+    out.push('', ...demoBanner(demo, base))
   }
   process.stdout.write(out.join('\n') + '\n\n')
 

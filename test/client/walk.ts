@@ -12,7 +12,13 @@
  * file (tsc --strict, no casts) and runs it against the service.
  */
 import createClient from 'openapi-fetch'
-import type { paths } from './api.generated'
+import type { components, operations, paths } from './api.generated'
+
+// The document's named schemas and operations: the names a developer's own code uses.
+type Lead = components['schemas']['Lead']
+type Call = components['schemas']['Call']
+type ApiError = components['schemas']['Error']
+type NewLead = operations['createLead']['requestBody']['content']['application/json']
 
 function env(name: string): string {
   const value = process.env[name]
@@ -42,6 +48,9 @@ function fail(message: string): never {
 function check(condition: boolean, message: string): asserts condition {
   if (!condition) fail(message)
 }
+
+/** An error reply as one line: its code (branch on it) and message. */
+const describeError = (reply: ApiError): string => `${reply.error.code}: ${reply.error.message}`
 
 /** For messages: what came back. */
 function show(value: unknown): string {
@@ -116,7 +125,7 @@ async function main(): Promise<void> {
 
   await step('POST /leads with an Idempotency-Key, then the same again is replayed', async () => {
     const idempotencyKey = `walk-lead-${unique}`
-    const body = { campaign_id: CAMPAIGN, phone: leadPhone, external_id: externalId, name: 'Walk Client', fields: { source: 'walk' } }
+    const body: NewLead = { campaign_id: CAMPAIGN, phone: leadPhone, external_id: externalId, name: 'Walk Client', fields: { source: 'walk' } }
     const first = await client.POST('/api/v1/external/leads', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body })
     if (first.error) fail(`${first.response.status} ${first.error.error.code}: ${first.error.error.message}`)
     check(first.response.status === 201, `status ${first.response.status}`)
@@ -187,7 +196,7 @@ async function main(): Promise<void> {
   await step('GET /leads/{id}, GET /leads?external_id=, GET /leads (list), PATCH /leads/{id}', async () => {
     const one = await client.GET('/api/v1/external/leads/{id}', { params: { path: { id: leadId } } })
     if (one.error) fail(`get: ${one.error.error.code}`)
-    const lead = one.data.data
+    const lead: Lead = one.data.data
     check(lead.id === leadId && lead.phone === leadPhone && lead.campaign_id === CAMPAIGN, `lead ${show(lead)}`)
     check(lead.fields['source'] === 'walk', `fields ${show(lead.fields)}`)
     check(Array.isArray(lead.calls), 'calls')
@@ -206,7 +215,7 @@ async function main(): Promise<void> {
     check('meta' in list.data && list.data.meta !== undefined && typeof list.data.meta.has_more === 'boolean', 'list meta')
 
     const patched = await client.PATCH('/api/v1/external/leads/{id}', { params: { path: { id: leadId } }, body: { name: 'Walk Client Renamed', email: null } })
-    if (patched.error) fail(`patch: ${patched.error.error.code}: ${patched.error.error.message}`)
+    if (patched.error) fail(`patch: ${describeError(patched.error)}`)
     check(patched.data.data.name === 'Walk Client Renamed' && patched.data.data.email === null, `patched ${show(patched.data.data)}`)
 
     const older = await client.GET('/api/v1/external/campaigns/{id}/leads', { params: { path: { id: CAMPAIGN }, query: { search: 'Renamed', limit: 10 } } })
@@ -279,7 +288,7 @@ async function main(): Promise<void> {
     }
     const { data, error } = await client.GET('/api/v1/external/calls/{id}', { params: { path: { id: callId } } })
     if (error) fail(`get: ${error.error.code}`)
-    const call = data.data
+    const call: Call = data.data
     check(call.lead !== null && call.lead.id === leadId && call.lead.phone === leadPhone && call.campaign_id === CAMPAIGN && call.direction === 'outbound', `call ${show(call)}`)
     check(call.outcome === 'hung_up' && call.answered !== null && call.transcript_available, `call ${show(call)}`)
     check(call.duration_seconds !== null && call.duration_seconds >= 0, 'duration_seconds')

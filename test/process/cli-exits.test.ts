@@ -109,6 +109,10 @@ describe.each(targets)('dialer CLI (%s)', (_label, command) => {
     expect(r.err).toStartWith(`cannot use the database ${join(work.path, 'data', 'dialer.db', 'dialer.db')}:`)
     const bad = run(['serve', '--port', 'eighty'])
     expect(bad).toEqual({ code: 2, out: '', err: 'DIALER_PORT must be a whole number from 0 to 65535, got "eighty"\n' })
+    // A log level that names none stops the start too (it used to fall back to info), before any data directory is made.
+    const level = run(['serve', '--port', '0', '--data-dir', join(work.path, 'loud')], { DIALER_LOG_LEVEL: 'verbose' })
+    expect(level).toEqual({ code: 2, out: '', err: 'DIALER_LOG_LEVEL must be debug, info, warn or error, got "verbose"\n' })
+    expect(existsSync(join(work.path, 'loud'))).toBe(false)
   })
 
   test('admin-token reset refuses a data directory with no database and creates nothing', () => {

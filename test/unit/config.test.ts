@@ -39,6 +39,7 @@ describe('loadConfig: defaults', () => {
       accountFailures: 10,
       trustedProxyHops: 0,
       logRequests: true,
+      logLevel: 'info',
       checkReplies: false,
       apiVersion: '2026-11-01',
       shutdownGraceMs: 10_000,
@@ -159,6 +160,11 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
     [{ DIALER_TRUST_PROXY: 'yes' }, 'DIALER_TRUST_PROXY'],
     [{ DIALER_TRUST_PROXY: '11' }, 'DIALER_TRUST_PROXY'],
     [{ DIALER_LOG_REQUESTS: 'loud' }, 'DIALER_LOG_REQUESTS'],
+    // Was silently taken as info: a typo hid the debug lines asked for.
+    [{ DIALER_LOG_LEVEL: 'verbose' }, 'DIALER_LOG_LEVEL'],
+    [{ DIALER_LOG_LEVEL: 'warning' }, 'DIALER_LOG_LEVEL'],
+    [{ DIALER_LOG_LEVEL: '' }, 'DIALER_LOG_LEVEL'],
+    [{ DIALER_LOG_LEVEL: 'toString' }, 'DIALER_LOG_LEVEL'],
     [{ DIALER_API_VERSION: 'v1' }, 'DIALER_API_VERSION'],
     // The calendar-date check: a day that does not exist is not a version.
     [{ DIALER_API_VERSION: '2026-02-31' }, 'DIALER_API_VERSION'],
@@ -173,6 +179,11 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
 
   test('a bad flag is reported too', () => {
     expect(configError(() => loadConfig({ DIALER_PORT: '8080' }, { port: 'abc' })).message).toContain('DIALER_PORT')
+  })
+
+  test('DIALER_LOG_LEVEL: the four levels in any case; the message lists them and echoes the value', () => {
+    expect(['debug', 'INFO', ' Warn ', 'error'].map((raw) => loadConfig({ DIALER_LOG_LEVEL: raw }).logLevel)).toEqual(['debug', 'info', 'warn', 'error'])
+    expect(configError(() => loadConfig({ DIALER_LOG_LEVEL: 'verbose' })).message).toBe('DIALER_LOG_LEVEL must be debug, info, warn or error, got "verbose"')
   })
 
   test('the floor values themselves are accepted', () => {

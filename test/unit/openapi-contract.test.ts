@@ -216,25 +216,62 @@ describe('replies', () => {
     const content = opOf('get', '/calls/{id}/transcript').responses['200'].content
     expect(Object.keys(content).sort()).toEqual(['application/json', 'text/plain'])
     expect(content['text/plain'].schema).toEqual({ type: 'string' })
-    expect(content['application/json'].schema.properties.data.required).toEqual(['call_id', 'lines', 'livemode'])
+    expect(resolve(content['application/json'].schema.properties.data).required).toEqual(['call_id', 'lines', 'livemode'])
   })
 
   test('GET /usage: a reply without group_by is valid (null is in the enum)', () => {
-    const usage = opOf('get', '/usage').responses['200'].content['application/json'].schema.properties.data
+    const usage = resolve(opOf('get', '/usage').responses['200'].content['application/json'].schema.properties.data)
     expect(usage.properties.group_by.enum).toEqual(['key', 'campaign', 'day', null])
     expect(usage.required).toEqual(expect.arrayContaining(['object', 'period', 'timezone', 'livemode', 'totals', 'group_by', 'groups', 'updated']))
   })
 
   test('fields the spec says are always present are required', () => {
     const data = (method: string, path: string, status = '200') => {
-      const schema = opOf(method, path).responses[status].content['application/json'].schema.properties.data
-      return schema.type === 'array' ? schema.items : schema
+      const schema = resolve(opOf(method, path).responses[status].content['application/json'].schema.properties.data)
+      return resolve(schema.type === 'array' ? schema.items : schema)
     }
     expect(data('get', '/leads/{id}').required).toEqual(expect.arrayContaining(['id', 'external_id', 'campaign_id', 'phone', 'status', 'place_in_line', 'calls', 'livemode']))
     expect(data('get', '/calls/{id}').required).toEqual(expect.arrayContaining(['id', 'object', 'livemode', 'lead', 'outcome', 'handled_by', 'started_by', 'recording_available']))
     expect(data('get', '/webhook_endpoints/{id}/deliveries').required).toEqual(expect.arrayContaining(['id', 'object', 'endpoint_id', 'status', 'attempts', 'response_body', 'created', 'livemode']))
     expect(data('post', '/calls', '202').required).toEqual(expect.arrayContaining(['lead_id', 'status', 'calls_left_today', 'livemode']))
     expect(data('get', '/dnc/check').required).toEqual(['phone', 'normalizedPhone', 'onDncList', 'livemode'])
+  })
+})
+
+describe('names for generated clients', () => {
+  test('every operation (and webhook) has its own camelCase verbNoun operationId, not one made up from the path', () => {
+    const ids = [...operations.map(({ op }) => op.operationId), ...Object.values<Json>(doc.webhooks).map((item) => item.post.operationId)]
+    for (const id of ids) {
+      expect(id).toMatch(/^[a-z][A-Za-z]+$/)
+      expect(id).not.toMatch(/^(get|post|put|patch|delete)Api/)
+    }
+    expect(new Set(ids).size).toBe(ids.length)
+    const idOf = (method: string, path: string) => opOf(method, path).operationId
+    expect([idOf('post', '/leads'), idOf('get', '/calls'), idOf('get', '/calls/{id}'), idOf('post', '/dnc'), idOf('get', '/leads/{id}')]).toEqual(['createLead', 'listCalls', 'getCall', 'createDncEntry', 'getLead'])
+  })
+
+  test('Lead, Call, Campaign, Event and Error are components, and replies refer to them instead of inlining them', () => {
+    const referenced = new Set<string>()
+    for (const [key, value] of keysIn({ paths: doc.paths, webhooks: doc.webhooks, components: doc.components })) {
+      if (key === '$ref' && typeof value === 'string') referenced.add(value)
+    }
+    for (const name of ['Lead', 'Call', 'Campaign', 'Event', 'Error', 'DncEntry', 'WebhookEndpoint', 'WebhookDelivery', 'Export', 'Usage']) {
+      expect(doc.components.schemas[name]?.type).toBe('object')
+      expect(referenced.has(`#/components/schemas/${name}`)).toBe(true)
+    }
+    const data = (method: string, path: string) => opOf(method, path).responses[method === 'post' ? '201' : '200'].content['application/json'].schema.properties.data
+    expect(data('get', '/leads/{id}')).toEqual({ $ref: '#/components/schemas/Lead' })
+    expect(data('get', '/calls/{id}')).toEqual({ $ref: '#/components/schemas/Call' })
+    expect(data('get', '/calls').items).toEqual({ $ref: '#/components/schemas/Call' })
+    expect(data('get', '/campaigns/{id}')).toEqual({ $ref: '#/components/schemas/Campaign' })
+    expect(data('get', '/events').items).toEqual({ $ref: '#/components/schemas/Event' })
+    expect(data('post', '/dnc')).toEqual({ $ref: '#/components/schemas/DncEntry' })
+    // No component's properties are copied inline anywhere in a reply.
+    const inlineCopies = [...keysIn(doc.paths)].filter(([, value]) => {
+      const v = value as Json
+      return v && typeof v === 'object' && v.type === 'object' && v.properties?.place_in_line && v.properties?.calls
+    })
+    expect(inlineCopies).toEqual([])
   })
 })
 

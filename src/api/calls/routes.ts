@@ -67,15 +67,15 @@ export const callRoutes = (s: Services) =>
             pagination: t.Optional(t.Object({ offset: t.Integer(), limit: t.Integer(), total: t.Integer() }, { description: 'the deprecated shape only' })),
           }),
         },
-        detail: operation(TAG, 'List calls', 'calls:read',
-          'Newest first, cursor-paged. A key limited to some campaigns sees only their calls. Deprecated for one release: `offset`, `status` and a `limit` over 100 answer `{ data, pagination: { offset, limit, total } }` with `Deprecation` and `Sunset` headers.', { replyHeaders: ['Deprecation', 'Sunset'] }),
+        detail: { operationId: 'listCalls', ...operation(TAG, 'List calls', 'calls:read',
+          'Newest first, cursor-paged. A key limited to some campaigns sees only their calls. Deprecated for one release: `offset`, `status` and a `limit` over 100 answer `{ data, pagination: { offset, limit, total } }` with `Deprecation` and `Sunset` headers.', { replyHeaders: ['Deprecation', 'Sunset'] }) },
       },
     )
     .get('/calls/:id', ({ principal, params }) => ({ data: s.calls.view(s.calls.visible(principal, params.id)) }), {
       permission: 'calls:read',
       params: idParams,
       response: { 200: dataOf(Call) },
-      detail: operation(TAG, 'Get a call', 'calls:read'),
+      detail: { operationId: 'getCall', ...operation(TAG, 'Get a call', 'calls:read') },
     })
     .get(
       '/calls/:id/recording',
@@ -84,8 +84,8 @@ export const callRoutes = (s: Services) =>
         permission: 'calls:read',
         params: idParams,
         response: { 200: dataOf(RecordingLink) },
-        detail: operation(TAG, 'Get a recording link', 'calls:read',
-          'A signed link served by the service, made on each request, never stored, valid 5 minutes (`expires_at`). 404 recording_not_available when there is none.', { errors: ['recording_not_available'] }),
+        detail: { operationId: 'getCallRecording', ...operation(TAG, 'Get a recording link', 'calls:read',
+          'A signed link served by the service, made on each request, never stored, valid 5 minutes (`expires_at`). 404 recording_not_available when there is none.', { errors: ['recording_not_available'] }) },
       },
     )
     .get(
@@ -105,7 +105,7 @@ export const callRoutes = (s: Services) =>
         params: idParams,
         query: t.Object({ format: t.Optional(t.Union([t.Literal('json'), t.Literal('text')], { 'x-param': 'format' })) }, strict),
         response: { 200: t.Union([dataOf(Transcript), t.String()]) },
-        detail: operation(TAG, 'Get a transcript', 'calls:read', '`format=text` answers plain text, one line `Name: text` per turn.'),
+        detail: { operationId: 'getCallTranscript', ...operation(TAG, 'Get a transcript', 'calls:read', '`format=text` answers plain text, one line `Name: text` per turn.') },
       },
     )
     .post(
@@ -118,9 +118,9 @@ export const callRoutes = (s: Services) =>
         permission: 'calls:write',
         body: CallNowBody,
         response: { 202: dataOf(CallNowReply) },
-        detail: operation(TAG, 'Call a lead now', 'calls:write',
+        detail: { operationId: 'createCall', ...operation(TAG, 'Call a lead now', 'calls:write',
           'Puts an existing lead at the front of its campaign\u2019s queue; it is dialed next, never above the campaign\u2019s lines. Do Not Call, calling hours and a paused campaign still apply. At most 3 API-started calls per lead in 24 hours (`calls_left_today`).',
-          { errors: ['on_dnc_list', 'number_retired', 'campaign_closed', 'test_flows_busy', 'lead_busy', 'lead_taken_out_of_queue', 'call_limit_reached', 'number_not_allowed', 'ambiguous_external_id'] }),
+          { errors: ['on_dnc_list', 'number_retired', 'campaign_closed', 'test_flows_busy', 'lead_busy', 'lead_taken_out_of_queue', 'call_limit_reached', 'number_not_allowed', 'ambiguous_external_id'] }) },
       },
     )
 

@@ -21,14 +21,14 @@ export const campaignRoutes = (s: Services) =>
         permission: 'campaigns:read',
         query: t.Object({ cursor: t.Optional(t.String({ format: 'uuid', 'x-param': 'cursor' })), limit: pageLimit(50) }, strict),
         response: { 200: listOf(Campaign) },
-        detail: operation(TAG, 'List campaigns', 'campaigns:read', 'The campaigns the key can use, newest first.'),
+        detail: { operationId: 'listCampaigns', ...operation(TAG, 'List campaigns', 'campaigns:read', 'The campaigns the key can use, newest first.') },
       },
     )
     .get('/:id', ({ principal, params }) => ({ data: presentCampaign(s.campaigns.visible(principal, params.id), principal.livemode) }), {
       permission: 'campaigns:read',
       params: idParams,
       response: { 200: dataOf(Campaign) },
-      detail: operation(TAG, 'Get a campaign', 'campaigns:read'),
+      detail: { operationId: 'getCampaign', ...operation(TAG, 'Get a campaign', 'campaigns:read') },
     })
     .post(
       '/:id/activate',
@@ -40,9 +40,9 @@ export const campaignRoutes = (s: Services) =>
         params: idParams,
         body: NoBody,
         response: { 200: dataOf(CampaignAction) },
-        detail: operation(TAG, 'Start dialing', 'campaigns:write',
+        detail: { operationId: 'activateCampaign', ...operation(TAG, 'Start dialing', 'campaigns:write',
           'A draft or paused campaign with an SDR becomes active (409 campaign_not_ready without one, 409 campaign_closed when completed). A test key changes nothing and is told the status it would have.',
-          { errors: ['campaign_not_ready', 'campaign_closed'] }),
+          { errors: ['campaign_not_ready', 'campaign_closed'] }) },
       },
     )
     .post(
@@ -55,7 +55,7 @@ export const campaignRoutes = (s: Services) =>
         params: idParams,
         body: NoBody,
         response: { 200: dataOf(CampaignAction) },
-        detail: operation(TAG, 'Pause dialing', 'campaigns:write', 'No new calls; calls already up carry on; leads added meanwhile are held. 409 campaign_closed when completed.',
-          { errors: ['campaign_closed'] }),
+        detail: { operationId: 'pauseCampaign', ...operation(TAG, 'Pause dialing', 'campaigns:write', 'No new calls; calls already up carry on; leads added meanwhile are held. 409 campaign_closed when completed.',
+          { errors: ['campaign_closed'] }) },
       },
     )

@@ -22,10 +22,10 @@ export const dncRoutes = (s: Services) =>
         permission: 'dnc:read',
         query: t.Object({ phone: t.String({ minLength: 1, maxLength: 32, 'x-param': 'phone' }) }, strict),
         response: { 200: dataOf(DncCheckResult) },
-        detail: operation(TAG, 'Check a number', 'dnc:read',
+        detail: { operationId: 'checkDnc', ...operation(TAG, 'Check a number', 'dnc:read',
           'Any common format. URL-encode a leading plus (%2B); an unencoded plus arrives as a space and is read as a plus. ' +
           'When `normalizedPhone` is null the value could not be read and was matched exactly as sent, so `onDncList` false does not mean it is safe to call.',
-          { errors: ['invalid_phone'] }),
+          { errors: ['invalid_phone'] }) },
       },
     )
     .post(
@@ -38,7 +38,7 @@ export const dncRoutes = (s: Services) =>
         permission: 'dnc:write',
         body: AddDncBody,
         response: { 201: dataOf(DncEntry) },
-        detail: operation(TAG, 'Add a number', 'dnc:write', 'No campaign of the organization dials the number again.', { errors: ['invalid_phone', 'duplicate_dnc_entry'] }),
+        detail: { operationId: 'createDncEntry', ...operation(TAG, 'Add a number', 'dnc:write', 'No campaign of the organization dials the number again.', { errors: ['invalid_phone', 'duplicate_dnc_entry'] }) },
       },
     )
     .post(
@@ -50,7 +50,7 @@ export const dncRoutes = (s: Services) =>
         permission: 'dnc:write',
         body: AddDncBatchBody,
         response: { 200: dataOf(DncBatchResult) },
-        detail: operation(TAG, 'Add up to 100 numbers', 'dnc:write', 'Each number is added on its own; `errors` lists the numbers, as sent, that were bad or already listed.'),
+        detail: { operationId: 'createDncEntryBatch', ...operation(TAG, 'Add up to 100 numbers', 'dnc:write', 'Each number is added on its own; `errors` lists the numbers, as sent, that were bad or already listed.') },
       },
     )
     .get(
@@ -71,12 +71,12 @@ export const dncRoutes = (s: Services) =>
           strict,
         ),
         response: { 200: listOf(DncEntry) },
-        detail: operation(TAG, 'List numbers', 'dnc:read', 'Newest first.'),
+        detail: { operationId: 'listDncEntries', ...operation(TAG, 'List numbers', 'dnc:read', 'Newest first.') },
       },
     )
     .delete('/:id', ({ principal, params }) => ({ data: presentDncEntry(s.dnc.remove(scopeOf(principal), params.id)) }), {
       permission: 'dnc:write',
       params: idParams,
       response: { 200: dataOf(DncEntry) },
-      detail: operation(TAG, 'Remove a number', 'dnc:write', 'The number can be called again.'),
+      detail: { operationId: 'deleteDncEntry', ...operation(TAG, 'Remove a number', 'dnc:write', 'The number can be called again.') },
     })

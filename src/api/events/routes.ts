@@ -48,12 +48,12 @@ export const eventRoutes = (s: Services) =>
           strict,
         ),
         response: { 200: t.Object({ data: t.Array(Event), meta: ListMetaSchema }) },
-        detail: operation(TAG, 'List events', 'events:read', 'Every event sent or that would have been sent, newest first, kept 30 days. A test key sees test events, a live key live ones; a key limited to some campaigns sees their events.'),
+        detail: { operationId: 'listEvents', ...operation(TAG, 'List events', 'events:read', 'Every event sent or that would have been sent, newest first, kept 30 days. A test key sees test events, a live key live ones; a key limited to some campaigns sees their events.') },
       },
     )
     .get('/events/:id', ({ principal, params }) => new Response(`{"data":${s.eventQueries.get(principal, params.id)}}`, { headers: json }), {
       permission: 'events:read',
       params: t.Object({ id: t.String({ pattern: '^evt_[0-9a-f]{32}$' }) }),
       response: { 200: t.Object({ data: Event }) },
-      detail: operation(TAG, 'Get an event', 'events:read', 'The same envelope as the webhook. An event of another organization or mode is 404.'),
+      detail: { operationId: 'getEvent', ...operation(TAG, 'Get an event', 'events:read', 'The same envelope as the webhook. An event of another organization or mode is 404.') },
     })

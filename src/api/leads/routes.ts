@@ -68,10 +68,10 @@ export const leadRoutes = (s: Services) =>
         permission: 'leads:write',
         body: CreateLeadBody,
         response: { 200: dataOf(IntakeReply), 201: dataOf(IntakeReply) },
-        detail: operation(TAG, 'Add a lead', 'leads:write',
+        detail: { operationId: 'createLead', ...operation(TAG, 'Add a lead', 'leads:write',
           '201 for a new lead; 200 for a dry run (`id` null, nothing stored) or for an existing lead put back in the queue after the duplicate window (`requeued` true). ' +
           'Checks, in order: campaign, phone, Do Not Call list, retired numbers, duplicates, consent, number rules, waiting-lead limit. Outside calling hours the lead is scheduled; while the campaign is paused or not started it is held.',
-          { errors: ['invalid_phone', 'on_dnc_list', 'duplicate_lead', 'number_retired', 'consent_required', 'campaign_closed', 'queue_full', 'test_flows_busy', 'lead_rate_limited', 'call_limit_reached', 'number_not_allowed'] }),
+          { errors: ['invalid_phone', 'on_dnc_list', 'duplicate_lead', 'number_retired', 'consent_required', 'campaign_closed', 'queue_full', 'test_flows_busy', 'lead_rate_limited', 'call_limit_reached', 'number_not_allowed'] }) },
       },
     )
     .post(
@@ -89,23 +89,23 @@ export const leadRoutes = (s: Services) =>
         permission: 'leads:write',
         body: BatchBody,
         response: { 200: dataOf(BatchReply) },
-        detail: operation(TAG, 'Add up to 60 leads', 'leads:write',
+        detail: { operationId: 'createLeadBatch', ...operation(TAG, 'Add up to 60 leads', 'leads:write',
           'Each lead gets the checks of POST /leads; a failing lead does not stop the others. Results are in the order sent. Every lead counts toward the key\u2019s new-leads-a-minute limit; a batch that does not fit is refused whole (429 lead_rate_limited).',
-          { errors: ['lead_rate_limited'] }),
+          { errors: ['lead_rate_limited'] }) },
       },
     )
     .get('/leads/:id', ({ principal, params }) => ({ data: s.leads.get(principal, params.id) }), {
       permission: 'leads:read',
       params: idParams,
       response: { 200: dataOf(Lead) },
-      detail: operation(TAG, 'Get a lead', 'leads:read', 'With `place_in_line` (1 = next, 0 = being dialed) and `estimated_wait_seconds` while queued.'),
+      detail: { operationId: 'getLead', ...operation(TAG, 'Get a lead', 'leads:read', 'With `place_in_line` (1 = next, 0 = being dialed) and `estimated_wait_seconds` while queued.') },
     })
     .get('/leads/:id/contactability', ({ principal, params }) => ({ data: s.leads.contactability(principal, params.id) }), {
       permission: 'leads:read',
       params: idParams,
       response: { 200: dataOf(Contactability) },
-      detail: operation(TAG, 'Why a lead may or may not be called now', 'leads:read',
-        'The calling rules that apply to the lead (from its area code and address), whether they allow a call now, which block it and until when, the calls to its number in the last 24 hours, its last 20 dial decisions and its consent evidence.'),
+      detail: { operationId: 'getLeadContactability', ...operation(TAG, 'Why a lead may or may not be called now', 'leads:read',
+        'The calling rules that apply to the lead (from its area code and address), whether they allow a call now, which block it and until when, the calls to its number in the last 24 hours, its last 20 dial decisions and its consent evidence.') },
     })
     .get(
       '/leads',
@@ -132,8 +132,8 @@ export const leadRoutes = (s: Services) =>
         query: listQuery,
         // One object, not a union of the two replies (a union reply is checked slowly, row by row).
         response: { 200: t.Object({ data: t.Union([Lead, t.Array(Lead)]), meta: t.Optional(ListMetaSchema) }) },
-        detail: operation(TAG, 'Find or list leads', 'leads:read',
-          'With `external_id`: the one lead (409 ambiguous_external_id with `candidates` when it names leads in several of the key\u2019s campaigns; add campaign_id). Without: the key\u2019s leads, newest first.', { errors: ['ambiguous_external_id'] }),
+        detail: { operationId: 'listLeads', ...operation(TAG, 'Find or list leads', 'leads:read',
+          'With `external_id`: the one lead (409 ambiguous_external_id with `candidates` when it names leads in several of the key\u2019s campaigns; add campaign_id). Without: the key\u2019s leads, newest first.', { errors: ['ambiguous_external_id'] }) },
       },
     )
     .patch('/leads/:id', ({ principal, params, body }) => ({ data: s.leads.patch(principal, params.id, body) }), {
@@ -141,9 +141,9 @@ export const leadRoutes = (s: Services) =>
       params: idParams,
       body: PatchLeadBody,
       response: { 200: dataOf(Lead) },
-      detail: operation(TAG, 'Change a lead', 'leads:write',
+      detail: { operationId: 'updateLead', ...operation(TAG, 'Change a lead', 'leads:write',
         'name, email, address: null or empty clears. fields: merged, an empty string removes a key. consent: replaced. external_id: only while the lead has none. call_now: only false. phone: 422 phone_cannot_change.',
-        { errors: ['duplicate_lead', 'phone_cannot_change'] }),
+        { errors: ['duplicate_lead', 'phone_cannot_change'] }) },
     })
     .post(
       '/leads/:id/opt_out',
@@ -153,8 +153,8 @@ export const leadRoutes = (s: Services) =>
         params: idParams,
         body: OptOutBody,
         response: { 200: dataOf(OptedOutLead) },
-        detail: operation(TAG, 'Opt a lead out', 'leads:write',
-          'The number goes on the Do Not Call list (source api); the lead leaves the queue with the dnc outcome; open callbacks close; a call in progress is not cut (`call_in_progress`). Asking again answers the same and adds nothing.'),
+        detail: { operationId: 'optOutLead', ...operation(TAG, 'Opt a lead out', 'leads:write',
+          'The number goes on the Do Not Call list (source api); the lead leaves the queue with the dnc outcome; open callbacks close; a call in progress is not cut (`call_in_progress`). Asking again answers the same and adds nothing.') },
       },
     )
 
@@ -178,7 +178,7 @@ export const leadRoutes = (s: Services) =>
           strict,
         ),
         response: { 200: listOf(LegacyLead) },
-        detail: operation(TAG, 'List a campaign\u2019s leads (older shape)', 'leads:read', 'camelCase externalId, campaignId, customFields, createdAt, updatedAt; GET /leads?campaign_id= is the one for new work.'),
+        detail: { operationId: 'listCampaignLeads', ...operation(TAG, 'List a campaign\u2019s leads (older shape)', 'leads:read', 'camelCase externalId, campaignId, customFields, createdAt, updatedAt; GET /leads?campaign_id= is the one for new work.') },
       },
     )
     .post(
@@ -194,7 +194,7 @@ export const leadRoutes = (s: Services) =>
         params: idParams,
         body: LegacyCreateBody,
         response: { 200: dataOf(IntakeReply), 201: dataOf(IntakeReply) },
-        detail: operation(TAG, 'Add a lead (older path)', 'leads:write', 'As POST /leads with the campaign in the path; `customFields` is merged into `fields`.', { errors: ['invalid_phone', 'on_dnc_list', 'duplicate_lead', 'number_retired', 'consent_required', 'campaign_closed', 'queue_full', 'test_flows_busy', 'lead_rate_limited', 'call_limit_reached', 'number_not_allowed'] }),
+        detail: { operationId: 'createCampaignLead', ...operation(TAG, 'Add a lead (older path)', 'leads:write', 'As POST /leads with the campaign in the path; `customFields` is merged into `fields`.', { errors: ['invalid_phone', 'on_dnc_list', 'duplicate_lead', 'number_retired', 'consent_required', 'campaign_closed', 'queue_full', 'test_flows_busy', 'lead_rate_limited', 'call_limit_reached', 'number_not_allowed'] }) },
       },
     )
     .post(
@@ -213,6 +213,6 @@ export const leadRoutes = (s: Services) =>
         params: idParams,
         body: LegacyBatchBody,
         response: { 200: dataOf(BatchReply) },
-        detail: operation(TAG, 'Add up to 60 leads (older path)', 'leads:write', 'As POST /leads/batch with the campaign in the path; each lead may carry `customFields`.', { errors: ['lead_rate_limited'] }),
+        detail: { operationId: 'createCampaignLeadBatch', ...operation(TAG, 'Add up to 60 leads (older path)', 'leads:write', 'As POST /leads/batch with the campaign in the path; each lead may carry `customFields`.', { errors: ['lead_rate_limited'] }) },
       },
     )
