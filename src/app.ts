@@ -59,13 +59,8 @@ function skipReplyChecks(app: AnyElysia): void {
  * body it never reads; the global body parser gives every route one. GET and HEAD routes drop
  * it, so a GET that does not wait is answered without a promise (see createGateway). Nothing
  * else changes: Elysia runs parse hooks only for methods that carry a body.
- * Runs before the first request, like skipReplyChecks.
- *
- * Measured (issue 16, 2-core VM, `bun run bench:http`, four interleaved pairs with and without
- * it): with it GET /dnc/check was 44, 37, 44, 45% of bare and without 30, 21, 41, 39%; GET
- * /campaigns/{id} 44, 46, 71, 47% against 32, 41, 43, 45%. Every pair favoured it (median gain
- * about 8 points of bare), so it stays. In process the loop's difference (about 6.5 against
- * 7 µs, best of 5) is within its noise: the gain is in how Bun.serve answers a Response.
+ * Runs before the first request, like skipReplyChecks. Kept because every measured pair
+ * favoured it (docs/architecture.md, "Where the time goes").
  */
 function keepBodylessRoutesSync(app: AnyElysia): void {
   for (const route of app.routes) {

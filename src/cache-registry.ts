@@ -3,7 +3,7 @@
  * checked against it by test/unit/cache-registry.test.ts). A cache describes itself once, at
  * module level (`describeCache`), and then registers its clear function:
  * - `database` caches hold what was read from or written to SQLite. Each registers with its
- *   database's `CacheRegistry`; the transaction helper (src/db/client.ts) empties every one of
+ *   database's `CacheRegistry`; the transaction helper (src/db/commit-groups.ts) empties every one of
  *   them when any transaction or savepoint rolls back, so no rolled-back write is served from memory.
  * - `pure` memos hold answers of pure functions (parsing, zone offsets, compiled statements):
  *   never stale, so a rollback leaves them; they register process-wide (`registerPureMemo`).

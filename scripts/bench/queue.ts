@@ -11,7 +11,8 @@
  * Ids are uuid v7 strings and keys queueKey(2, now + i), as in the dial queue.
  */
 import { parseArgs } from 'node:util'
-import { queueKey, RankedQueue } from '../../src/domain/queue/ranked-queue'
+import { queueKey } from '../../src/domain/queue/queue-key'
+import { RankedQueue } from '../../src/domain/queue/ranked-queue'
 import { percentile } from './lib'
 
 const { values } = parseArgs({

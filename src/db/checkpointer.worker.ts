@@ -68,8 +68,8 @@ self.onmessage = (event: MessageEvent<CheckpointerStart | 'stop'>) => {
       idleSince = now
       shrinkWal(truncate, walPath, start.keepWalBytes)
     }
-    // While commits keep coming, run again at once: a checkpoint that waits 100 ms leaves
-    // that much WAL to the backstop, which copies it on the main thread.
+    // While commits keep coming, run again at once: a checkpoint that waits out the interval
+    // leaves that much WAL to the backstop, which copies it on the main thread.
     timer = setTimeout(tick, moved ? 0 : start.intervalMs)
   }
   timer = setTimeout(tick, start.intervalMs)

@@ -24,8 +24,8 @@ describeCache({
 /**
  * Fast paths for the hot tables (leads, calls, events): rows written and read through cached
  * bun:sqlite statements, converted with the Drizzle schema's own column mappers (JSON,
- * booleans) and defaults. Drizzle rebuilds a wide row's SQL on every call (about 0.1-0.2 ms
- * for a lead); these statements are compiled once per shape. The schema stays the one truth.
+ * booleans) and defaults. Drizzle rebuilds a wide row's SQL on every call (docs/architecture.md,
+ * "Data access"); these statements are compiled once per shape. The schema stays the one truth.
  */
 // Drizzle internal: the base Column's mappers return the value unchanged and subclasses (JSON,
 // boolean) override them, so a column still on the base mapper needs no call. Checked by

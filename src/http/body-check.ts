@@ -5,7 +5,7 @@ import { bodyError, type ValueError } from './errors'
 
 /**
  * A route's body checked against its schema before Elysia checks it. Elysia's ValidationError
- * prints the whole value (pretty, 240 ms for a 500 KB array 30 deep) and throws a TypeError on
+ * prints the whole value (pretty, slow for a large deep array) and throws a TypeError on
  * an object with a `toString` member where a string belongs (a 500); this check answers the
  * same schema's first error as a 400 in microseconds, so Elysia only ever sees valid bodies.
  * Params and query come first, as in Elysia: when they fail, Elysia answers for them.

@@ -1,8 +1,7 @@
 /**
  * Limits on a JSON body's shape, checked on the text before JSON.parse builds anything: a
  * deep body costs recursion everywhere a value is walked (Elysia's error printing, the
- * fingerprint), and JSON.parse itself spends 30-100 ms on an object of 90k keys or an array of
- * 490k numbers on a busy machine.
+ * fingerprint), and JSON.parse itself is slow on a very wide object or array (docs/decisions.md).
  */
 
 /** The deepest legitimate body (a batch lead's consent) is 4 levels; 32 leaves room for any API shape. */

@@ -1,6 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { DialQueues } from '../../src/domain/queue/dial-queues'
-import { queueKey } from '../../src/domain/queue/ranked-queue'
+import { queueKey } from '../../src/domain/queue/queue-key'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)

@@ -1,5 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { type QueueEntry, queueKey, RankedQueue } from '../../src/domain/queue/ranked-queue'
+import { queueKey } from '../../src/domain/queue/queue-key'
+import { type QueueEntry, RankedQueue } from '../../src/domain/queue/ranked-queue'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)

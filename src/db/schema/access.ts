@@ -13,7 +13,7 @@ export const orgs = sqliteTable('orgs', {
   rateUsdPerMinute: real('rate_usd_per_minute').notNull(),
   planRequestsPerMinute: integer('plan_requests_per_minute').notNull(),
   recordingEnabled: integer('recording_enabled', { mode: 'boolean' }).notNull(),
-  /** Recordings older than this many days are deleted and shown as not available (issue 18). */
+  /** Recordings older than this many days are deleted and shown as not available. */
   recordingRetentionDays: integer('recording_retention_days').notNull().default(90),
   webhookEndpointLimit: integer('webhook_endpoint_limit').notNull(),
   outcomeLabels: text('outcome_labels', { mode: 'json' }).$type<Record<string, string>>().notNull(),

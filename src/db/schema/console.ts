@@ -1,4 +1,4 @@
-/** The console's people (issue 19): an organization's accounts and the sessions signed in. */
+/** The console's people: an organization's accounts and the sessions signed in. */
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { orgs } from './access'
 

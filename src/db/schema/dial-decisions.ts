@@ -1,4 +1,4 @@
-/** Dial decisions (issue 17): why the dialer called a lead or deferred it, the last 20 per lead. */
+/** Dial decisions: why the dialer called a lead or deferred it, the last 20 per lead. */
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { orgs } from './access'
 import { leads } from './leads'

@@ -31,7 +31,7 @@ export const leads = sqliteTable(
     address: text('address'),
     fields: text('fields', { mode: 'json' }).$type<Record<string, string>>().notNull(),
     consent: text('consent', { mode: 'json' }).$type<Consent | null>(),
-    /** Consent evidence (issue 17): when the consent above was stored, and SHA-256 (hex) of its text, else its url. */
+    /** Consent evidence: when the consent above was stored, and SHA-256 (hex) of its text, else its url. */
     consentRecordedAt: integer('consent_recorded_at'),
     consentSha256: text('consent_sha256'),
     /** api (POST /leads and the older campaign path), import (admin CSV), app. */

@@ -7,11 +7,11 @@ import { calls, callTranscripts, type TranscriptLine } from '../schema'
 export type CallRow = typeof calls.$inferSelect
 export type NewCall = typeof calls.$inferInsert
 
-/** The columns a Call object shows (the list reads only these: each column read costs). */
+/** The columns a Call object shows, and its carrier (who took it: call-handler.ts); the list reads only these (each column read costs). */
 export const CALL_VIEW_COLUMNS = [
   'id', 'leadId', 'livemode', 'campaignId', 'direction', 'status', 'outcome', 'outcomeLabel', 'note', 'durationSeconds',
   'started', 'answered', 'ended', 'updated', 'handledBy', 'owner', 'tthSeconds', 'callbackAt', 'recordingAvailable',
-  'transcriptAvailable', 'startedBy',
+  'transcriptAvailable', 'startedBy', 'carrier',
 ] as const satisfies readonly (keyof CallRow)[]
 export type CallViewRow = Pick<CallRow, (typeof CALL_VIEW_COLUMNS)[number]>
 /** A listed call with its lead's fields. */
@@ -102,7 +102,7 @@ export function callStore(db: Db, sqlite: Database) {
   }
 
   return {
-    // Codec (hot: dialer): 7.4 us vs 109 us with the builder's insert...returning.
+    // Codec (hot: dialer): faster than the builder (docs/architecture.md, "Data access").
     insert(row: NewCall): CallRow {
       return rows.insert(row)
     },
@@ -140,23 +140,23 @@ export function callStore(db: Db, sqlite: Database) {
     transcript(callId: string): TranscriptLine[] {
       return db.select().from(callTranscripts).where(eq(callTranscripts.callId, callId)).get()?.lines ?? []
     },
-    // Codec (hot: every call state change): 4.9 us vs 62 us (2 columns) with the builder's update...returning.
+    // Codec (hot: every call state change): faster than the builder (docs/architecture.md, "Data access").
     update(id: string, changes: Partial<NewCall>): CallRow {
       return rows.update('id', id, changes)!
     },
-    // Codec (hot: every call event): 1.9 us vs 5.2 us with a prepared builder select.
+    // Codec (hot: every call event): faster than the builder (docs/architecture.md, "Data access").
     get(id: string): CallRow | undefined {
       return rows.selectOne('id = ?', [id])
     },
-    // Raw (hot: every Call reply): 0.70 us vs 1.46 us with a prepared builder select.
+    // Raw (hot: every Call reply): faster than the builder (docs/architecture.md, "Data access").
     lead(leadId: string): CallLead | undefined {
       const r = leadOf.get(leadId)
       return r ? { id: r.id, externalId: r.external_id, name: r.name, phone: r.phone } : undefined
     },
     /**
      * Newest first. Through the codec with SQL written here (cached per filter shape): the
-     * query builder and its row mapping cost about 10 us a row, most of a GET /calls page.
-     * Measured: 101 us vs 315 us a page of 50 with the builder's leftJoin.
+     * query builder and its row mapping were most of a GET /calls page (docs/architecture.md,
+     * "Data access").
      */
     list(filter: CallFilter, limit: number): ListedCall[] {
       const { clause, params } = whereSql(filter, 'c.')
@@ -177,7 +177,7 @@ export function callStore(db: Db, sqlite: Database) {
       })
     },
     /** The lead fields of several calls at once, by lead id. */
-    // Raw (hot: list pages): 35 us vs 95 us for 50 ids with the builder's inArray.
+    // Raw (hot: list pages): faster than the builder (docs/architecture.md, "Data access").
     leadsOf(leadIds: readonly string[]): Map<string, CallLead> {
       const unique = [...new Set(leadIds)]
       const found = new Map<string, CallLead>()
@@ -191,7 +191,7 @@ export function callStore(db: Db, sqlite: Database) {
       return found
     },
     /** The deprecated list shape: offset paging with a total. */
-    // Codec and raw (hot: list page): 505 us vs 675 us a page of 50 (and its count) with the builder.
+    // Codec and raw (hot: list page): faster than the builder (docs/architecture.md, "Data access").
     page(filter: CallFilter & { status?: string }, offset: number, limit: number): { rows: CallRow[]; total: number } {
       const { clause, params } = whereSql(filter)
       const where = filter.status ? `${clause} AND status = ?` : clause
@@ -199,19 +199,19 @@ export function callStore(db: Db, sqlite: Database) {
       const total = sqlite.query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM calls WHERE ${where}`).get(...all)?.n ?? 0
       return { rows: rows.selectAll(where, [...all, limit, offset], 'ORDER BY id DESC LIMIT ? OFFSET ?'), total }
     },
-    // Raw (hot: every Lead reply): 9.4 us vs 12.3 us for 10 calls with a prepared builder select.
+    // Raw (hot: every Lead reply): faster than the builder (docs/architecture.md, "Data access").
     recentForLead(leadId: string, limit = 10) {
       return recentForLead.all(leadId, limit)
     },
     /**
      * Start instants (unix ms, oldest first) of every call to `phone` in the organization and
      * mode since `since`: any campaign, any source (dialer, retry, callback, POST /calls).
-     * What the calling-rules caps count (issue 17).
+     * What the calling-rules caps count.
      */
     callStartsToNumber(orgId: string, livemode: boolean, phone: string, since: number): number[] {
       return startsToNumber.all(orgId, livemode ? 1 : 0, phone, since).map((r) => r.started)
     },
-    // Raw (hot: lead changes and call-now): 1.8 us vs 4.7 us with a prepared builder select.
+    // Raw (hot: lead changes and call-now): faster than the builder (docs/architecture.md, "Data access").
     openForLead(leadId: string): boolean {
       return openForLead.get(leadId) !== null
     },

@@ -30,7 +30,7 @@ const firstUuidAt = (ms: number): string => {
 export function consoleStore(db: Db, sqlite: Database) {
   // Raw counts: one statement each, read every few seconds per open console page.
   // Call ids are uuid v7 (time first): today's calls are a range of calls_campaign_list, not a
-  // scan of the campaign's history (bench:console, 1,000,000 calls: about 1 s a poll before).
+  // scan of the campaign's history (docs/architecture.md, "Data access").
   const callsSince = sqlite.query<{ calls: number; connects: number | null }, [string, string, number]>(
     "SELECT count(*) AS calls, sum(answered_by = 'person') AS connects FROM calls WHERE campaign_id = ? AND livemode = 1 AND id >= ? AND started >= ?",
   )

@@ -9,11 +9,10 @@ export type NewDialDecision = typeof dialDecisions.$inferInsert
 export const DECISIONS_KEPT = 20
 
 /**
- * Dial decisions (issue 17). A `deferred` decision is a row here, written inside the caller's
- * unit of work, so it commits with the lead change it explains. A `dialed` decision is the
- * lead's call itself (calls.started), read from the calls table: writing a row per call cost
- * the dialer about 10% of its calls a second (bench:dialer, 30,000 calls: 3,047 against
- * 3,365/s before decisions existed), and would only copy what the call row already says.
+ * Dial decisions. A `deferred` decision is a row here, written inside the caller's unit of
+ * work, so it commits with the lead change it explains. A `dialed` decision is the lead's call
+ * itself (calls.started), read from the calls table: a row per call cost the dialer a tenth of
+ * its throughput (docs/decisions.md) and would only copy what the call row already says.
  */
 export function decisionStore(_db: Db, sqlite: Database) {
   const insert = sqlite.query<never, [string, string, number, string, number, string, string, number | null]>(

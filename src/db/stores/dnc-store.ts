@@ -15,7 +15,7 @@ export interface DncScope {
 export function dncStore(db: Db, sqlite: Database) {
   // Membership is asked on every DNC check and lead intake; Drizzle's row mapping would cost
   // several times the lookup itself, so this one query goes to bun:sqlite directly.
-  // Raw (hot: intake): 0.51 us vs 3.5 us with a prepared builder select.
+  // Raw (hot: intake): faster than the builder (docs/architecture.md, "Data access").
   const listed = sqlite.query<{ one: number }, [string, number, string]>(
     'SELECT 1 AS one FROM dnc_entries WHERE org_id = ? AND livemode = ? AND phone = ? LIMIT 1',
   )
@@ -29,7 +29,7 @@ export function dncStore(db: Db, sqlite: Database) {
   // It only ever holds more than the table (a rolled-back or deleted entry stays a "maybe"),
   // so a "no" from it is always right. Built when the store opens (boot, not the first
   // request, pays for reading the list), rebuilt larger when full.
-  // Raw (bulk: every entry, at boot): 0.31 ms vs 0.61 ms per 2,000 entries with the builder.
+  // Raw (bulk: every entry, at boot): faster than the builder (docs/architecture.md, "Data access").
   const allEntries = sqlite.query<{ org_id: string; livemode: number; phone: string }, []>('SELECT org_id, livemode, phone FROM dnc_entries')
   const entryCount = db.select({ n: count() }).from(dncEntries).prepare()
   const filterKey = (orgId: string, livemode: boolean | number, phone: string) => `${orgId}|${livemode ? 1 : 0}|${phone}`

@@ -31,7 +31,7 @@ export function exportStore(db: Db, sqlite: Database) {
     expired(now: number): ExportRow[] {
       return db.select().from(exportFiles).where(and(eq(exportFiles.status, 'ready'), lte(exportFiles.expiresAt, now))).all()
     },
-    // Raw (bulk: every lead of an export): 0.80 ms vs 1.26 ms a page of 1,000 with a prepared builder select.
+    // Raw (bulk: every lead of an export): faster than the builder (docs/architecture.md, "Data access").
     leadsPage(orgId: string, livemode: boolean, campaignId: string | null, from: number, to: number, afterId: string, limit: number) {
       return sqlite.query<
         { id: string; externalId: string | null; campaignId: string; name: string | null; phone: string; email: string | null; address: string | null;

@@ -41,13 +41,13 @@ export function leadStore(db: Db, sqlite: Database) {
   const waiting = sqlite.query<{ n: number }, [string, number]>(
     'SELECT api_waiting AS n FROM campaign_counters WHERE campaign_id = ? AND livemode = ?',
   )
-  // The waiting count moves here, in the same transaction as the row. (It was a trigger, which
-  // cost an insert about 10 us: SQLite runs a trigger as a sub-program with its own journal.)
+  // The waiting count moves here, in the same transaction as the row: a trigger made each lead
+  // write dearer (SQLite runs it as a sub-program with its own journal).
   const countWaiting = sqlite.query<unknown, [number, string, number]>(
     'UPDATE campaign_counters SET api_waiting = api_waiting + ? WHERE campaign_id = ? AND livemode = ?',
   )
-  // Raw (hot: in insert and update): 0.50 us vs 0.71 us with a prepared builder update.
-  // Intake reads the count for every lead, uncached: a copy in memory saved 0.4 us a lead, not
+  // Raw (hot: in insert and update): faster than the builder (docs/architecture.md, "Data access").
+  // Intake reads the count for every lead, uncached: a copy in memory saved too little to be
   // worth a second count to keep in step (docs/architecture.md "Caches").
   const moveWaiting = (row: Pick<LeadRow, 'campaignId' | 'livemode'>, by: 1 | -1) => {
     countWaiting.run(by, row.campaignId, row.livemode ? 1 : 0)
@@ -59,7 +59,7 @@ export function leadStore(db: Db, sqlite: Database) {
     'SELECT max(last_contact_at) AS at FROM leads WHERE org_id = ? AND livemode = ? AND phone = ?',
   )
   // The IN list as literals: SQLite uses the partial index leads_waiting_due only for those
-  // (bound as parameters it scanned every lead: 1.7 ms rather than 0.6 us).
+  // (bound as parameters it scans every lead; docs/architecture.md, "Data access").
   const nextDue = db.select({ at: min(leads.dueAt) }).from(leads)
     .where(sql`${leads.status} IN ('scheduled', 'callback_scheduled')`).prepare()
   const scoped = (scope: LeadScope) =>
@@ -70,14 +70,14 @@ export function leadStore(db: Db, sqlite: Database) {
     )
 
   return {
-    // Codec (hot: intake): 8.4 us vs 172 us with the builder's insert...returning.
+    // Codec (hot: intake): faster than the builder (docs/architecture.md, "Data access").
     insert(row: NewLead): LeadRow {
       const inserted = rows.insert(row)
       if (isWaitingApiLead(inserted)) moveWaiting(inserted, 1)
       return inserted
     },
     /** Changes a lead; `before` is its row as read in this transaction (the waiting count follows its status). */
-    // Codec (hot: dialer): 6.1 us vs 75 us (3 columns) with the builder's update...returning.
+    // Codec (hot: dialer): faster than the builder (docs/architecture.md, "Data access").
     update(before: LeadRow, changes: Partial<NewLead>): LeadRow {
       const after = rows.update('id', before.id, changes)!
       const was = isWaitingApiLead(before)
@@ -89,12 +89,12 @@ export function leadStore(db: Db, sqlite: Database) {
     annotate(id: string, changes: Omit<Partial<NewLead>, 'status' | 'leadSource' | 'campaignId' | 'livemode'>): void {
       rows.update('id', id, changes)
     },
-    // Codec (hot: every lead read): 4.0 us vs 5.8 us with a prepared builder select.
+    // Codec (hot: every lead read): faster than the builder (docs/architecture.md, "Data access").
     get(id: string): LeadRow | undefined {
       return rows.selectOne('id = ?', [id])
     },
     /** An existing lead of the campaign with this external_id (checked first) or phone. */
-    // Codec (hot: intake): 2.8 us vs 18 us with a prepared builder select.
+    // Codec (hot: intake): faster than the builder (docs/architecture.md, "Data access").
     findDuplicate(campaign: CampaignKey, livemode: boolean, phone: string, externalId: string | null): LeadRow | undefined {
       if (externalId !== null) {
         const byExternal = this.findByExternalIdInCampaign(campaign, livemode, externalId)
@@ -159,7 +159,7 @@ export function leadStore(db: Db, sqlite: Database) {
         .orderBy(leads.queuedAt, leads.id).all()
     },
     /** Scheduled leads and callbacks whose time has come, oldest due first (partial index leads_waiting_due). */
-    // Codec (hot: the dialer's due sweep, up to 500 rows): 2.8 us vs 15 us per empty sweep with the builder.
+    // Codec (hot: the dialer's due sweep, up to 500 rows): faster than the builder (docs/architecture.md, "Data access").
     dueWaiting(now: number, limit: number): LeadRow[] {
       return rows.selectAll("status IN ('scheduled', 'callback_scheduled') AND due_at <= ?", [now], 'ORDER BY due_at, id LIMIT ' + Math.floor(limit))
     },
@@ -167,14 +167,14 @@ export function leadStore(db: Db, sqlite: Database) {
       return nextDue.get()?.at ?? null
     },
     /** Every queued lead in queue order, campaigns interleaved (boot rebuild; read from the covering index `leads_queued`). */
-    // Raw (bulk: boot, every queued lead): 3.4 ms vs 7.1 ms per 3,000 rows with the builder.
+    // Raw (bulk: boot, every queued lead): faster than the builder (docs/architecture.md, "Data access").
     *queuedInOrder(): Generator<{ campaignId: string; livemode: boolean; id: string; queueKey: number }> {
       const rows = sqlite.query<{ campaign_id: string; livemode: number; id: string; queue_key: number }, []>(
         "SELECT campaign_id, livemode, id, queue_key FROM leads WHERE status = 'queued' ORDER BY queue_key, id",
       )
       for (const r of rows.iterate()) yield { campaignId: r.campaign_id, livemode: r.livemode === 1, id: r.id, queueKey: r.queue_key }
     },
-    // Raw (hot: intake): 0.36 us vs 0.78 us with a prepared builder select.
+    // Raw (hot: intake): faster than the builder (docs/architecture.md, "Data access").
     apiWaiting(campaignId: string, livemode: boolean): number {
       return waiting.get(campaignId, livemode ? 1 : 0)?.n ?? 0
     },
@@ -182,7 +182,7 @@ export function leadStore(db: Db, sqlite: Database) {
     counterRows(campaignId: string): void {
       db.insert(campaignCounters).values([{ campaignId, livemode: true }, { campaignId, livemode: false }]).onConflictDoNothing().run()
     },
-    // Raw (hot: call-now intake check): 0.26 us vs 0.72 us with a prepared builder count.
+    // Raw (hot: call-now intake check): faster than the builder (docs/architecture.md, "Data access").
     callRequestsSince(leadId: string, since: number): number {
       return callRequestsSince.get(leadId, since)?.n ?? 0
     },
@@ -194,7 +194,7 @@ export function leadStore(db: Db, sqlite: Database) {
     insertCallRequest(row: typeof callRequests.$inferInsert): void {
       db.insert(callRequests).values(row).run()
     },
-    // Raw (hot: placement with a cooldown): 4.6 us vs 5.4 us with a prepared builder max().
+    // Raw (hot: placement with a cooldown): faster than the builder (docs/architecture.md, "Data access").
     lastContactAt(orgId: string, livemode: boolean, phone: string): number | null {
       return lastContact.get(orgId, livemode ? 1 : 0, phone)?.at ?? null
     },

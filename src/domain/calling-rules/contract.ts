@@ -1,5 +1,5 @@
 /**
- * The calling-rules engine's contract (issue 17): what the rest of the service may ask of it.
+ * The calling-rules engine's contract: what the rest of the service may ask of it.
  * Pure: every function takes the instant as unix ms and reads no clock, no database.
  * Implemented by the modules beside this file; see docs/calling-rules.md.
  */

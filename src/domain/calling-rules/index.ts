@@ -1,5 +1,5 @@
 /**
- * The calling-rules engine (issue 17). Import `callingRules` (one shared engine: its memos are
+ * The calling-rules engine. Import `callingRules` (one shared engine: its memos are
  * process-wide) or `createCallingRulesEngine()`; types from ./contract. See docs/calling-rules.md.
  */
 import { createCallingRulesEngine } from './engine'

@@ -1,5 +1,5 @@
 /**
- * Where a lead may be (issue 17 item 3): the state or province of its number's area code, the
+ * Where a lead may be: the state or province of its number's area code, the
  * zones of its number (src/domain/calling-hours/lead-zones.ts), and, when its address ends in a
  * US ZIP code or a state, that state and its zone. Runs on every intake: the phone part is
  * memoized per zone list and area code, the merged reach per phone part and address key, and the

@@ -1,5 +1,5 @@
 /**
- * The calling-rules table (issue 17): every rule as data, with its source and the date it took
+ * The calling-rules table: every rule as data, with its source and the date it took
  * effect. Where sources disagree the stricter reading is taken and the row's note says so.
  * docs/calling-rules.md lists these rows; change both together and bump RULES_VERSION.
  * Not legal advice: the sources are statutes where the text was found, else the compliance

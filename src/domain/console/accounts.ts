@@ -5,7 +5,7 @@ import type { Clock } from '../../jobs/clock'
 import { newId } from '../ids'
 
 /**
- * The console's accounts (issue 19): an operator makes them for an organization's people. An
+ * The console's accounts: an operator makes them for an organization's people. An
  * owner manages the organization (keys, webhooks, DNC, campaigns); an SDR reads and files
  * outcomes. Passwords are hashed with Bun.password (argon2id); the hash never leaves this file
  * and the stores.
@@ -35,7 +35,7 @@ export const MAX_PASSWORD = 200
 // One @, something on each side, a dot in the domain: the check a sign-in form needs, not RFC 5322.
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/
 
-/** Hash parameters: Bun's argon2id defaults (64 MiB, 2 passes), about 50 ms on the development VM, off the event loop. */
+/** Hash parameters: Bun's argon2id defaults (64 MiB, 2 passes), run off the event loop (slow on purpose). */
 export const hashPassword = (password: string): Promise<string> => Bun.password.hash(password, { algorithm: 'argon2id' })
 
 /** A hash to verify against when the email is unknown: the reply takes as long either way. */

@@ -7,7 +7,7 @@ import { ADMIN_ACCOUNT, emailAccount, type GuessGuard } from '../access/guess-gu
 import { decoyHash, normalizeEmail } from './accounts'
 
 /**
- * Console sign-in and sessions (issue 19). The cookie holds a random token; the database only
+ * Console sign-in and sessions. The cookie holds a random token; the database only
  * its SHA-256, so a copy of the database signs nobody in. A session idle for IDLE_MS is gone;
  * each carries a CSRF token the page sends back in X-CSRF-Token with every change.
  */

@@ -5,27 +5,16 @@
  * lines, spaces, a BOM and fields after the number (`2015550123,2024-01-01`) are tolerated.
  * Anything else is a bad line: skipped, its number reported.
  *
- * No strings are built: 10 million lines are 110-130 MB, and splitting them into strings
+ * No strings are built: a 10-million-line file is 110-130 MB, and splitting it into strings
  * costs more time and memory than the whole import is allowed. Numbers are kept per area code
- * as the 7-digit subscriber number (a Uint32) in a resizable ArrayBuffer that grows in place:
- * no copies, no room left over, so the list costs about 4 bytes a number while it is read and
- * after (the sorted arrays are the ones the index and SQLite keep).
+ * (area-buffers.ts); the sorted arrays are the ones the index and SQLite keep.
  */
+import { AreaBuffers } from './area-buffers'
 
 /** Rejected line numbers kept for the reply; the rest are only counted (`rejected_count`). */
 export const MAX_REJECTED_LINES = 1000
-
-/** Growth step of an area code's buffer, in numbers (grown in place, so steps can be small). */
-const STEP = 8192
-/** Numbers an area code holds before it gets a resizable buffer. */
-const FIRST = 1024
-/** Resizable buffers made in one `push` before it stops early (each costs 0.3-1.5 ms to make). */
+/** Resizable buffers made in one `push` before it stops early (making one is slow enough to stall requests). */
 const MAKE_BUDGET = 16
-/**
- * Most numbers an area code's buffer holds before it is sorted and its repeats dropped (only a
- * file repeating numbers gets there): 7-digit numbers with an exchange of 2-9 are 8 million.
- */
-const AREA_CAPACITY = 10_000_000
 
 export interface ParsedRegistry {
   /** Area code -> its sorted, duplicate-free subscriber numbers (only area codes with numbers). */
@@ -51,17 +40,6 @@ function nanp(n: number): boolean {
   return n >= 2_000_000_000 && n <= 9_999_999_999 && n % 10_000_000 >= 2_000_000
 }
 
-/** Sorts numbers[0 .. fill) in place and moves the distinct ones to the front; returns how many. */
-function sortUnique(numbers: Uint32Array, fill: number): number {
-  const part = numbers.subarray(0, fill)
-  part.sort()
-  let unique = 0
-  for (let i = 0; i < fill; i++) {
-    if (unique === 0 || part[i] !== part[unique - 1]) part[unique++] = part[i]!
-  }
-  return unique
-}
-
 /** The number in bytes[at .. at + 10) when all ten are digits, else -1. */
 function tenDigits(bytes: Uint8Array, at: number): number {
   let n = 0
@@ -78,13 +56,7 @@ function tenDigits(bytes: Uint8Array, at: number): number {
  * chunks, then `finish` sorts each area code's numbers and drops duplicates.
  */
 export class RegistryParser {
-  #buffers: (Uint32Array | undefined)[] = new Array(1000)
-  #fill = new Uint32Array(1000)
-  /** Repeats dropped while reading (an area code's buffer full). */
-  #compacted = 0
-  /** Resizable buffers made since `push` last stopped early. */
-  #made = 0
-  readonly #capacity: number
+  readonly #areas: AreaBuffers
   #line = 0
   #rejected: number[] = []
   #rejectedCount = 0
@@ -102,7 +74,7 @@ export class RegistryParser {
 
   /** `areaCapacity`: tests make it small to reach the compaction. */
   constructor(options: { areaCapacity?: number } = {}) {
-    this.#capacity = Math.max(FIRST + STEP, options.areaCapacity ?? AREA_CAPACITY)
+    this.#areas = new AreaBuffers(options.areaCapacity)
   }
 
   /**
@@ -129,17 +101,17 @@ export class RegistryParser {
         const number = tenDigits(bytes, i)
         if (number >= 0) {
           this.#line++
-          if (nanp(number)) this.#add(number)
+          if (nanp(number)) this.#areas.add(number)
           else this.#reject()
           i += 10
-          if (this.#made >= MAKE_BUDGET) return this.#stopAt(i + 1)
+          if (this.#areas.made >= MAKE_BUDGET) return this.#stopAt(i + 1)
           continue
         }
       }
       const b = bytes[i]!
       if (b === NL) {
         this.#endLine()
-        if (this.#made >= MAKE_BUDGET) return this.#stopAt(i + 1)
+        if (this.#areas.made >= MAKE_BUDGET) return this.#stopAt(i + 1)
         continue
       }
       if (this.#bad) continue
@@ -177,7 +149,7 @@ export class RegistryParser {
   }
 
   #stopAt(taken: number): number {
-    this.#made = 0
+    this.#areas.made = 0
     return taken
   }
 
@@ -188,7 +160,7 @@ export class RegistryParser {
       if (number < 0) {
         this.#reject()
       } else {
-        this.#add(number)
+        this.#areas.add(number)
       }
     }
     this.#field = 0
@@ -222,62 +194,19 @@ export class RegistryParser {
     return n >= 0 && nanp(n) ? n : -1
   }
 
-  #add(number: number): void {
-    const area = Math.floor(number / 10_000_000)
-    const subscriber = number - area * 10_000_000
-    let numbers = this.#buffers[area]
-    // A small plain array first: a resizable buffer costs about half a millisecond to make,
-    // and a file's first lines touch every area code at once (a stall of 100+ ms).
-    if (!numbers) numbers = this.#buffers[area] = new Uint32Array(FIRST)
-    let fill = this.#fill[area]!
-    if (fill === numbers.length) {
-      if (fill === FIRST) {
-        // Length-tracking view: it follows the buffer as it grows in place.
-        const grown = new Uint32Array(new ArrayBuffer((FIRST + STEP) * 4, { maxByteLength: this.#capacity * 4 }))
-        grown.set(numbers)
-        numbers = this.#buffers[area] = grown
-        this.#made++
-      } else {
-        if (fill === this.#capacity) {
-          const unique = sortUnique(numbers, fill)
-          this.#compacted += fill - unique
-          fill = unique
-        }
-        if (fill === numbers.length) (numbers.buffer as ArrayBuffer).resize(Math.min(this.#capacity, fill + STEP) * 4)
-      }
-    }
-    numbers[fill] = subscriber
-    this.#fill[area] = fill + 1
-  }
-
   /** The area codes read so far (for `finish` to walk with pauses between them). */
   areaCodes(): number[] {
-    const codes: number[] = []
-    for (let area = 0; area < 1000; area++) if (this.#fill[area]! > 0) codes.push(area)
-    return codes
+    return this.#areas.areaCodes()
   }
 
-  /**
-   * One area code's numbers, sorted and without repeats; its chunks are let go. The second
-   * value is how many repeats were dropped.
-   */
+  /** One area code's numbers, sorted and without repeats, and how many repeats were dropped. */
   takeArea(area: number): [Uint32Array, number] {
-    const fill = this.#fill[area]!
-    const numbers = this.#buffers[area]
-    this.#buffers[area] = undefined
-    this.#fill[area] = 0
-    if (!numbers || fill === 0) return [new Uint32Array(0), 0]
-    const unique = sortUnique(numbers, fill)
-    const buffer = numbers.buffer as ArrayBuffer
-    // A small area code's plain array is copied to its size; a resizable buffer is shrunk in place.
-    if (!buffer.resizable) return [numbers.slice(0, unique), fill - unique]
-    buffer.resize(unique * 4)
-    return [new Uint32Array(buffer, 0, unique), fill - unique]
+    return this.#areas.takeArea(area)
   }
 
   /** Repeats dropped while reading (counted in the duplicates). */
   get compacted(): number {
-    return this.#compacted
+    return this.#areas.compacted
   }
 
   /** Ends the file (a last line without a newline counts) and returns what it held. */
@@ -285,7 +214,7 @@ export class RegistryParser {
     this.end()
     const areas = new Map<number, Uint32Array>()
     let total = 0
-    let duplicates = this.#compacted
+    let duplicates = this.#areas.compacted
     for (const area of this.areaCodes()) {
       const [numbers, repeats] = this.takeArea(area)
       areas.set(area, numbers)

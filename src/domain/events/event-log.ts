@@ -86,8 +86,8 @@ export type EventLog = ReturnType<typeof eventLog>
 /**
  * JSON.stringify(envelope), with the object's JSON given: the same text, key for key. The id
  * (evt_ and hex), the type (one of EVENT_TYPES) and `created` (an ISO instant) never need
- * escaping, so they are quoted as they are (a JSON.stringify each cost intake about 1 µs a
- * lead); the configured api_version comes already as JSON.
+ * escaping, so they are quoted as they are (a JSON.stringify each is measurable at intake:
+ * docs/architecture.md, "Where the time goes"); the configured api_version comes already as JSON.
  */
 function envelopeJson(envelope: EventEnvelope, objectJson: string, apiVersionJson: string): string {
   return `{"id":"${envelope.id}","type":"${envelope.type}","created":"${envelope.created}","livemode":${envelope.livemode}` +

@@ -1,5 +1,5 @@
 /**
- * The contactability reply (GET /leads/{id}/contactability, issue 17): one TypeBox model, the
+ * The contactability reply (GET /leads/{id}/contactability): one TypeBox model, the
  * domain's type is its `Static` (lead-contactability.ts presents it), src/api/leads re-exports it.
  */
 import { Type as t, type Static } from '@sinclair/typebox'
@@ -41,7 +41,7 @@ export const ConsentEvidence = t.Object({
   evidence_sha256: Nullable(t.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of text, or of url when there is no text' })),
 })
 
-/** GET /leads/{id}/contactability (issue 17). */
+/** GET /leads/{id}/contactability. */
 export const Contactability = t.Object({
   lead_id: Uuid,
   allowed_now: t.Boolean({ description: 'every applicable rule allows a call now, in every zone of the lead' }),

@@ -13,7 +13,7 @@ import type { EventLog, EventType } from '../events/event-log'
 import type { ImportService } from '../imports/import-service'
 import { outcomeLabel } from '../outcomes'
 import type { DialQueues } from '../queue/dial-queues'
-import { queueKey } from '../queue/ranked-queue'
+import { queueKey } from '../queue/queue-key'
 import type { LeadCallSummary } from './lead-shape'
 import { eventLead } from './lead-view'
 import { leadRulesOf, type RulesLead } from './lead-rules'
@@ -67,7 +67,7 @@ export interface LeadDeps {
   calls: CallActivity
   handleTimes: HandleTimeSource
   spendCap: SpendCap
-  /** The calling-rules engine (issue 17); the built-in table when not given. */
+  /** The calling-rules engine; the built-in table when not given. */
   rules?: CallingRulesEngine
   /** A lead refused at intake (not a dry run), by its error code: the intake-refusals metric. */
   onRefused: (code: string) => void

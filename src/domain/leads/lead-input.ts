@@ -46,7 +46,7 @@ export function checkConsent(consent: Consent, at = ''): void {
 }
 
 /**
- * The lead columns that keep a consent as evidence (issue 17): the consent as received, when it
+ * The lead columns that keep a consent as evidence: the consent as received, when it
  * was stored, and SHA-256 (hex) of the text agreed to, or of the url when there is no text.
  */
 export function consentColumns(consent: Consent, now: number): { consent: Consent; consentRecordedAt: number; consentSha256: string } {

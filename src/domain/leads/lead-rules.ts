@@ -12,7 +12,7 @@ export type RulesLead = Pick<LeadRow, 'phone' | 'address' | 'orgId' | 'livemode'
 export const NATIONAL_REGISTRY_RULE = 'national-dnc-registry'
 
 /**
- * The calling rules (issue 17) as a lead meets them: its reach (area code, address, the
+ * The calling rules as a lead meets them: its reach (area code, address, the
  * organization's zone), the calls that count toward caps (loaded only when a cap applies:
  * intake mostly skips the query), and the engine's verdict at `now`.
  */

@@ -22,7 +22,7 @@ export type PhoneClass =
 
 const NANP_AREA_CODE = /^[2-9]\d\d$/
 
-// The answer depends only on the string (libphonenumber takes 5-20 us a number): recent ones are kept.
+// The answer depends only on the string and libphonenumber is slow: recent ones are kept.
 const memo = new BoundedMemo<string, PhoneClass>(10_000)
 registerPureMemo(describeCache({
   name: 'phone-classes',

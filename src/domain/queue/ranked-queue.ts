@@ -15,6 +15,7 @@
  * entry costs one id string reference (the string itself is shared with the caller) and one
  * 8-byte double, plus slack in the chunk arrays.
  */
+import { appendChunk, before, checkKey, lowerBound, type Chunk } from './queue-chunks'
 
 /** An entry as handed back to callers. */
 export interface QueueEntry {
@@ -22,23 +23,7 @@ export interface QueueEntry {
   key: number
 }
 
-interface Chunk {
-  /** Ascending (key, id); never empty while the chunk is in the list. */
-  keys: number[]
-  ids: string[]
-}
-
 const DEFAULT_CHUNK_SIZE = 512
-
-/** Queue order: ascending key, then ascending id by UTF-16 code units (plain `<`, not locale). */
-function before(aKey: number, aId: string, bKey: number, bId: string): boolean {
-  return aKey < bKey || (aKey === bKey && aId < bId)
-}
-
-/** NaN would break every comparison (and so the sort invariant), so keys must be finite. */
-function checkKey(key: number): void {
-  if (!Number.isFinite(key)) throw new RangeError(`queue key must be a finite number, got ${key}`)
-}
 
 /**
  * Order: ascending key, then ascending id (string comparison).
@@ -262,43 +247,4 @@ export class RankedQueue {
     for (let i = ci; i > 0; i -= i & -i) sum += tree[i]!
     return sum
   }
-}
-
-/** First index in the chunk whose entry is not before (key, id); chunk length if none. */
-function lowerBound(chunk: Chunk, id: string, key: number): number {
-  const { keys, ids } = chunk
-  let lo = 0
-  let hi = keys.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (before(keys[mid]!, ids[mid]!, key, id)) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** Appends `from` to `into` (adjacent chunks, `from` after `into`). A loop, not push(...spread),
- * so no argument-count limit applies. */
-function appendChunk(into: Chunk, from: Chunk): void {
-  for (let i = 0; i < from.keys.length; i++) {
-    into.keys.push(from.keys[i]!)
-    into.ids.push(from.ids[i]!)
-  }
-}
-
-/** 2**44 ms after the epoch is in the year 2527, and 3 * 2**44 < 2**53 keeps keys exact integers. */
-const TIME_SPAN = 2 ** 44
-
-/**
- * Queue key: priority class first (0 call_now, 1 due callback, 2 the rest), then time (unix ms).
- * Throws RangeError if `at` is not an integer in [0, 2**44), or `priority` is not 0, 1 or 2.
- */
-export function queueKey(priority: 0 | 1 | 2, at: number): number {
-  if (priority !== 0 && priority !== 1 && priority !== 2) {
-    throw new RangeError(`queue priority must be 0, 1 or 2, got ${priority}`)
-  }
-  if (!Number.isInteger(at) || at < 0 || at >= TIME_SPAN) {
-    throw new RangeError(`queue time must be an integer in [0, 2**44) unix ms, got ${at}`)
-  }
-  return priority * TIME_SPAN + at
 }

@@ -1,23 +1,14 @@
 import { describeCache } from '../../cache-registry'
 import type { CampaignRow } from '../../db/stores/campaign-store'
-import type { RollupDelta, RollupSums } from '../../db/stores/usage-store'
+import type { RollupSums } from '../../db/stores/usage-store'
 import type { Stores } from '../../db/stores'
-import { invalid } from '../../errors'
 import { iso, type Clock } from '../../jobs/clock'
 import type { Principal } from '../access/permissions'
-import { localDateOf } from '../calling-hours/calling-window'
 import type { RequestTally, TallyEntry } from './request-tally'
+import { RollupBatch } from './rollup-batch'
+import { monthOf, sumRows, withCost, type GroupBy } from './usage-report'
 
-export type GroupBy = 'key' | 'campaign' | 'day'
-
-export interface UsageCounts {
-  requests: number
-  leads_added: number
-  calls: number
-  calls_connected: number
-  minutes: number
-  cost_usd: number
-}
+export type { GroupBy, UsageCounts } from './usage-report'
 
 const WATERMARK_LEADS = 'usage_leads_rowid'
 // Leads and calls per count transaction: about 0.1-0.2 s of work, so requests wait no longer.
@@ -30,69 +21,6 @@ export interface CountResult {
 }
 const COUNTED_AT = 'usage_counted_at'
 
-const pad = (n: number) => String(n).padStart(2, '0')
-
-type Delta = Omit<RollupDelta, 'day'> & { at: number }
-type Counts = Pick<RollupDelta, 'requests' | 'leadsAdded' | 'calls' | 'callsConnected' | 'minutes'>
-
-function addCounts(sum: Counts, delta: Counts): void {
-  sum.requests = (sum.requests ?? 0) + (delta.requests ?? 0)
-  sum.leadsAdded = (sum.leadsAdded ?? 0) + (delta.leadsAdded ?? 0)
-  sum.calls = (sum.calls ?? 0) + (delta.calls ?? 0)
-  sum.callsConnected = (sum.callsConnected ?? 0) + (delta.callsConnected ?? 0)
-  sum.minutes = (sum.minutes ?? 0) + (delta.minutes ?? 0)
-}
-
-/**
- * One count's additions, summed per organization, mode, local day and dimension before they
- * are written, so a count that covers a month of calls writes one row per campaign a day.
- */
-class RollupBatch {
-  private readonly sums = new Map<string, Delta>()
-
-  add(delta: Delta): void {
-    // Grouped by quarter hour here; the day is found once per (organization, quarter hour) in write().
-    const name = `${delta.orgId}|${delta.livemode ? 1 : 0}|${delta.at}|${delta.dimension}|${delta.dimensionId}`
-    const sum = this.sums.get(name)
-    if (!sum) {
-      this.sums.set(name, { ...delta })
-      return
-    }
-    addCounts(sum, delta)
-  }
-
-  write(zoneOf: (orgId: string) => string, put: (delta: RollupDelta) => void): void {
-    const zones = new Map<string, string>()
-    const days = new Map<string, string>()
-    const byDay = new Map<string, RollupDelta>()
-    for (const { at, ...delta } of this.sums.values()) {
-      let zone = zones.get(delta.orgId)
-      if (zone === undefined) zones.set(delta.orgId, (zone = zoneOf(delta.orgId)))
-      const dayName = `${zone}|${at}`
-      let day = days.get(dayName)
-      if (day === undefined) {
-        const d = localDateOf(zone, at)
-        days.set(dayName, (day = `${d.y}-${pad(d.m)}-${pad(d.d)}`))
-      }
-      const name = `${delta.orgId}|${delta.livemode ? 1 : 0}|${day}|${delta.dimension}|${delta.dimensionId}`
-      const sum = byDay.get(name)
-      if (!sum) {
-        byDay.set(name, { ...delta, day })
-        continue
-      }
-      addCounts(sum, delta)
-    }
-    for (const delta of byDay.values()) put(delta)
-  }
-}
-
-const zero = (): Omit<UsageCounts, 'cost_usd'> => ({ requests: 0, leads_added: 0, calls: 0, calls_connected: 0, minutes: 0 })
-
-/**
- * Usage: counted every 5 minutes into daily rollups (usage_daily) in each organization's zone,
- * read by GET /usage. Minutes are billed per call (rounded up) and cost is minutes at the
- * organization's rate, so a month's total is the sum of its calls' billed minutes times the rate.
- */
 const USAGE_ROLLUPS = describeCache({
   name: 'usage-rollups',
   holds: "an organization and mode's daily rollup rows of a month (GET /usage)",
@@ -102,6 +30,11 @@ const USAGE_ROLLUPS = describeCache({
   source: 'database',
 })
 
+/**
+ * Usage: counted every 5 minutes into daily rollups (usage_daily) in each organization's zone,
+ * read by GET /usage. Minutes are billed per call (rounded up) and cost is minutes at the
+ * organization's rate, so a month's total is the sum of its calls' billed minutes times the rate.
+ */
 export function usageService(deps: { stores: Stores; clock: Clock; tally: RequestTally; chunk?: number }) {
   const { stores, clock } = deps
   const chunkSize = deps.chunk ?? COUNT_CHUNK
@@ -186,47 +119,12 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
   const capped = new Set<string>()
   const capListeners: ((campaign: CampaignRow, reached: boolean) => void)[] = []
 
-  /** The month [first, last] day strings of `period` in the zone; throws 400 for a bad period. */
-  function monthOf(period: string, zone: string): { period: string; from: string; to: string } {
-    let year: number
-    let month: number
-    if (period === 'current') {
-      const today = localDateOf(zone, clock.now())
-      year = today.y
-      month = today.m
-    } else {
-      const match = /^(\d{4})-(\d{2})$/.exec(period)
-      if (!match || Number(match[2]) < 1 || Number(match[2]) > 12) {
-        throw invalid('period must be "current" or a month, YYYY-MM.', 'period')
-      }
-      year = Number(match[1])
-      month = Number(match[2])
-    }
-    const p = `${year}-${pad(month)}`
-    return { period: p, from: `${p}-01`, to: `${p}-31` }
-  }
-
-  function withCost(counts: Omit<UsageCounts, 'cost_usd'>, rate: number, billed: boolean): UsageCounts {
-    // A test key's usage is never billed.
-    return { ...counts, cost_usd: billed ? Math.round(counts.minutes * rate * 1e6) / 1e6 : 0 }
-  }
-
-  function addInto(target: Omit<UsageCounts, 'cost_usd'>, row: RollupSums, part: 'requests' | 'activity'): void {
-    if (part === 'requests') target.requests += row.requests
-    else {
-      target.leads_added += row.leadsAdded
-      target.calls += row.calls
-      target.calls_connected += row.callsConnected
-      target.minutes += row.minutes
-    }
-  }
-
   /** Spend caps: a campaign whose month (its organization's zone) costs its cap or more is capped. */
   function evaluateCaps(): void {
     for (const campaign of stores.campaigns.withSpendCap()) {
       const org = stores.orgs.get(campaign.orgId)
       if (!org) continue
-      const month = monthOf('current', org.timezone)
+      const month = monthOf('current', org.timezone, clock.now())
       const cost = usage.campaignMinutes(org.id, campaign.id, month.from, month.to) * org.rateUsdPerMinute
       const reached = campaign.spendCapUsd !== null && cost >= campaign.spendCapUsd
       if (reached === capped.has(campaign.id)) continue
@@ -268,34 +166,10 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
     /** GET /usage. */
     read(principal: Principal, period: string, groupBy: GroupBy | undefined) {
       const org = stores.orgs.get(principal.orgId)!
-      const month = monthOf(period, org.timezone)
+      const month = monthOf(period, org.timezone, clock.now())
       const rows = rollupRows(org.id, principal.livemode, month.from, month.to)
-      const scoped = principal.campaignIds
       const billed = principal.livemode
-      const totals = zero()
-      const groups = new Map<string, Omit<UsageCounts, 'cost_usd'>>()
-      const groupFor = (name: string) => {
-        let g = groups.get(name)
-        if (!g) {
-          g = zero()
-          groups.set(name, g)
-        }
-        return g
-      }
-      for (const row of rows) {
-        // A key limited to some campaigns sees their activity and its own requests.
-        if (row.dimension === 'campaign' && scoped && !scoped.has(row.dimensionId)) continue
-        if (row.dimension === 'key' && scoped && row.dimensionId !== principal.keyId) continue
-        const part = row.dimension === 'key' ? 'requests' : 'activity'
-        addInto(totals, row, part)
-        if (groupBy === 'day') addInto(groupFor(row.day), row, part)
-        else if (groupBy === 'campaign' && row.dimension === 'campaign') addInto(groupFor(row.dimensionId), row, part)
-        else if (groupBy === 'key' && row.dimension === 'key') {
-          const g = groupFor(row.dimensionId)
-          g.requests += row.requests
-          g.leads_added += row.leadsAdded
-        }
-      }
+      const { totals, groups } = sumRows(rows, principal, groupBy)
       const rate = org.rateUsdPerMinute
       const counted = stores.settings.get(COUNTED_AT)
       let keyNames: Map<string, string> | undefined
