@@ -17,7 +17,7 @@ import { Dialer } from './domain/calls/dialer'
 import { signedLinks, type SignedLinks } from './domain/links/signed-links'
 import type { Carrier } from './telephony/carrier'
 import type { OpenedSettings } from './telephony/ports'
-import { carrierList, createCarriers, DEFAULT_CARRIER, watchCarriers, type CarrierSet } from './telephony/registry'
+import { carrierList, carrierRules, createCarriers, DEFAULT_CARRIER, watchCarriers, type CarrierSet } from './telephony/registry'
 import { carrierDirectory } from './domain/calls/carrier-choice'
 import { recordingFiles } from './domain/calls/recording-files'
 import { purgeRecordings } from './domain/calls/recording-retention'
@@ -32,7 +32,7 @@ import { exportService, type ExportService } from './domain/exports/export-servi
 import { importService, type ImportService } from './domain/imports/import-service'
 import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
-import { tokenContext } from './domain/orgs/carrier-settings'
+import { secretContext } from './domain/orgs/carrier-settings'
 import { secretBox } from './domain/secrets/secret-box'
 import { loadSecretKey, type LoadedSecretKey } from './domain/secrets/secret-key-file'
 import { IdempotencyGuard } from './http/idempotency'
@@ -123,10 +123,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   migrate(database)
   const stores = createStores(database)
   // A key file that is malformed or readable by others, or a key (or missing file) that cannot
-  // open the carrier tokens sealed in the database, stops the start here.
+  // open the carrier secrets sealed in the database, stops the start here.
   let secretKey: LoadedSecretKey
   try {
-    secretKey = loadSecretKey(config, () => stores.orgs.sealedTokens().map((t) => ({ sealed: t.sealed, context: tokenContext(t.orgId) })))
+    secretKey = loadSecretKey(config, () => stores.orgs.sealedSecrets().map((t) => ({ sealed: t.sealed, context: secretContext(t.orgId, t.kind, t.name) })))
   } catch (error) {
     database.close()
     throw error
@@ -155,7 +155,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock, caches: database.caches })
   const orgs = orgService({
     orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets: secretBox(secretKey.key), transaction,
-    openCarrierCalls: (orgId) => stores.carrierCalls.openCount(orgId), carrierAllowPrivate: config.carrierAllowPrivate,
+    openCarrierCalls: (orgId) => stores.carrierCalls.openCount(orgId), carrierAllowPrivate: config.carrierAllowPrivate, carriers: carrierRules,
   })
   const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
   const dnc = dncService({ dnc: stores.dnc, clock, transaction })
@@ -195,8 +195,8 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const carriers = carrierDirectory({
     carriers: carrierSet,
     fallback: carrier,
-    // The row without its token: its kind, caller IDs and detection are all a dial decides with.
-    settingsOf: (orgId) => stores.orgs.carrier(orgId) ?? null,
+    // Without opening a secret: its kind, caller IDs and detection are all a dial decides with.
+    settingsOf: (orgId) => orgs.dialSettings(orgId),
   })
   const links = signedLinks(stores.settings, config.publicUrl)
   const calls = callService({

@@ -7,7 +7,7 @@ import type { FieldKind } from './field-kind'
 import { CliError, EXIT } from './cli-error'
 import { readSecret } from './secret-input'
 import type { CarrierFlag } from '../telephony/plugin'
-import { CARRIER_KINDS, CARRIERS, DEFAULT_CARRIER, type CarrierKind } from '../telephony/registry'
+import { CARRIER_KINDS, CARRIERS, carrierRules, DEFAULT_CARRIER, type CarrierKind } from '../telephony/registry'
 
 // The switches: the other carriers first, the default (switching back to it) last.
 const KINDS: CarrierKind[] = [...CARRIER_KINDS.filter((kind) => kind !== DEFAULT_CARRIER), DEFAULT_CARRIER]
@@ -26,11 +26,19 @@ export const CARRIER_NOTES: Record<string, string> = Object.fromEntries([
 
 const usage = 'Run `dialer admin org carrier --help` for its flags.'
 
-/** The body with the auth token read in, at send time (parsing reads no file and no stdin). */
+// A kind's secret fields (its settings rules') come from --<name>-file or --<name>-stdin, never a flag's value.
+const SECRETS = [...new Set(KINDS.flatMap((kind) => carrierRules.rulesOf(kind)?.secrets ?? []))]
+
+/** The body with the secrets (the auth token) read in, at send time (parsing reads no file and no stdin). */
 export function withCarrierToken(fields: Record<string, unknown>, body: Record<string, unknown>): Record<string, unknown> {
-  if (fields.auth_token_file === undefined && fields.auth_token_stdin !== true) return body
-  const token = readSecret({ file: fields.auth_token_file as string | undefined, stdin: fields.auth_token_stdin === true }, 'auth token')
-  return { ...body, carrier: { ...(body.carrier as Record<string, unknown>), auth_token: token } }
+  let carrier = body.carrier as Record<string, unknown>
+  for (const name of SECRETS) {
+    const file = fields[`${name}_file`] as string | undefined
+    const stdin = fields[`${name}_stdin`] === true
+    if (file === undefined && !stdin) continue
+    carrier = { ...carrier, [name]: readSecret({ file, stdin }, name.replace(/_/g, ' ')) }
+  }
+  return carrier === body.carrier ? body : { ...body, carrier }
 }
 
 /** The PATCH body for the flags given, the token left out (withCarrierToken adds it); throws CliError (exit 2) for a combination that cannot work. */

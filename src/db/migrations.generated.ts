@@ -267,5 +267,19 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\n-- Only a change of a searched column of an indexed lead touches the index, never the status\n-- changes the dialer makes all day.\nCREATE TRIGGER lead_search_update AFTER UPDATE OF name, email, external_id ON leads\nWHEN OLD.rowid <= (SELECT indexed_to FROM lead_search_state WHERE id = 1)\nBEGIN\n  INSERT INTO lead_search (lead_search, rowid, name, email, external_id) VALUES ('delete', OLD.rowid, OLD.name, OLD.email, OLD.external_id);\n  INSERT INTO lead_search (rowid, name, email, external_id) VALUES (NEW.rowid, NEW.name, NEW.email, NEW.external_id);\nEND;\n",
       "\n-- A deleted lead leaves the index; and SQLite gives rowids past the newest remaining row out\n-- again, so the mark comes back to that row (a new lead is then always past the mark).\nCREATE TRIGGER lead_search_delete AFTER DELETE ON leads\nBEGIN\n  INSERT INTO lead_search (lead_search, rowid, name, email, external_id)\n    SELECT 'delete', OLD.rowid, OLD.name, OLD.email, OLD.external_id WHERE OLD.rowid <= (SELECT indexed_to FROM lead_search_state WHERE id = 1);\n  UPDATE lead_search_state SET indexed_to = (SELECT coalesce(max(rowid), 0) FROM leads)\n    WHERE id = 1 AND indexed_to > (SELECT coalesce(max(rowid), 0) FROM leads);\nEND;\n"
     ]
+  },
+  {
+    "tag": "0019_generic_carrier_settings",
+    "folderMillis": 1795790379583,
+    "hash": "b1e449e6e46c052c00c47db7f56f872b7c5207c290210ec229a1d99d4201d350",
+    "bps": true,
+    "sql": [
+      "PRAGMA foreign_keys=OFF;",
+      "\nCREATE TABLE `__new_org_carriers` (\n\t`org_id` text PRIMARY KEY NOT NULL,\n\t`kind` text NOT NULL,\n\t`settings` text NOT NULL,\n\t`secrets_sealed` text NOT NULL,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\n-- Twilio's columns become its settings (the admin API's field names, in its reply order) and its sealed token, sealed value unchanged.\nINSERT INTO `__new_org_carriers`(\"org_id\", \"kind\", \"settings\", \"secrets_sealed\", \"created\", \"updated\")\nSELECT \"org_id\", \"kind\",\n\tjson_object('account_sid', \"account_sid\", 'caller_ids', json(\"caller_ids\"), 'api_base_url', \"api_base_url\",\n\t\t'machine_detection', json(CASE WHEN \"machine_detection\" THEN 'true' ELSE 'false' END)),\n\tjson_object('auth_token', \"auth_token_sealed\"),\n\t\"created\", \"updated\"\nFROM `org_carriers`;",
+      "\nDROP TABLE `org_carriers`;",
+      "\nALTER TABLE `__new_org_carriers` RENAME TO `org_carriers`;",
+      "\nPRAGMA foreign_keys=ON;\n"
+    ]
   }
 ]

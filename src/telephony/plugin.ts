@@ -1,5 +1,6 @@
 import type { TObject } from '@sinclair/typebox'
 import type { AnyElysia } from 'elysia'
+import type { CarrierSettingsRules } from '../domain/orgs/carrier-settings'
 import type { Carrier } from './carrier'
 import type { CallbackDoor, CarrierPorts } from './ports'
 
@@ -19,6 +20,12 @@ export interface CarrierPlugin<C extends Carrier = Carrier, S extends TObject = 
    * checks which are required). The admin body schema is the union of every kind's fields.
    */
   settings: S
+  /**
+   * How an organization's settings of this kind are checked (messages and params), stored (which
+   * fields are secret), shown, and which changes wait for calls that are up. Every kind but the
+   * default has them (the default keeps no settings).
+   */
+  rules?: CarrierSettingsRules
   /** `dialer admin org carrier --<kind>`: the switch's help and the further flags it takes. */
   cli: {
     note: string

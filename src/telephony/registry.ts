@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import type { CarrierRules } from '../domain/orgs/carrier-settings'
 import type { Carrier } from './carrier'
 import type { CarrierPlugin } from './plugin'
 import type { CallbackDoor, CarrierPorts } from './ports'
@@ -26,6 +27,17 @@ export type CarrierSet = { [K in CarrierKind]: ReturnType<(typeof CARRIERS)[K]['
 
 // Each plugin is called with its own carrier only (kind by kind), which the map's types cannot say.
 const pluginOf = (kind: CarrierKind) => CARRIERS[kind] as unknown as CarrierPlugin<Carrier>
+
+for (const kind of CARRIER_KINDS) {
+  if (kind !== DEFAULT_CARRIER && !pluginOf(kind).rules) throw new Error(`carrier "${kind}" declares no settings rules`)
+}
+
+/** Each kind's settings rules, for the organization service (src/domain/orgs/carrier-settings.ts). */
+export const carrierRules: CarrierRules = {
+  defaultKind: DEFAULT_CARRIER,
+  kinds: CARRIER_KINDS,
+  rulesOf: (kind) => (Object.hasOwn(CARRIERS, kind) && kind !== DEFAULT_CARRIER ? pluginOf(kind as CarrierKind).rules : undefined),
+}
 
 /** Builds every carrier from the service's ports. */
 export function createCarriers(ports: CarrierPorts): CarrierSet {

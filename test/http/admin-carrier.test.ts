@@ -56,10 +56,12 @@ describe('carrier settings', () => {
     // At rest: sealed, and the plain token is nowhere in the database file.
     h.services.database.flush()
     const db = new Database(`${dir.path}/dialer.db`, { readonly: true })
-    const row = db.query('SELECT auth_token_sealed FROM org_carriers WHERE org_id = ?').get(orgId) as { auth_token_sealed: string }
+    const row = db.query('SELECT settings, secrets_sealed FROM org_carriers WHERE org_id = ?').get(orgId) as { settings: string; secrets_sealed: string }
     db.close()
-    expect(row.auth_token_sealed).not.toContain(TOKEN)
-    expect(row.auth_token_sealed.length).toBeGreaterThan(TOKEN.length)
+    expect(row.settings).not.toContain(TOKEN)
+    const sealed = (JSON.parse(row.secrets_sealed) as { auth_token: string }).auth_token
+    expect(sealed).not.toContain(TOKEN)
+    expect(sealed.length).toBeGreaterThan(TOKEN.length)
     expect(h.services.orgs.carrier(orgId)).toMatchObject({ kind: 'twilio', authToken: TOKEN })
     expect(log).not.toContain(TOKEN)
   })

@@ -32,7 +32,7 @@ describe('PATCH carrier while calls are up', () => {
 
     const before = w.h.services.stores.orgs.carrier(w.orgId)!
     const name = w.h.services.stores.orgs.get(w.orgId)!.name
-    const twilio = { kind: 'twilio', account_sid: SID, caller_ids: before.callerIds, api_base_url: w.emulator.url }
+    const twilio = { kind: 'twilio', account_sid: SID, caller_ids: before.settings.caller_ids, api_base_url: w.emulator.url }
     for (const carrier of [
       { kind: 'simulator' },
       { ...twilio, auth_token: OTHER_TOKEN },

@@ -1,10 +1,13 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { OrgCarrierRow } from '../../src/db/stores/org-store'
+import { checkApiBaseUrl as checkEndpoint } from '../../src/domain/orgs/carrier-fields'
 import {
-  callsInProgress, carrierRow, changesPlacedCalls, checkApiBaseUrl, checkCarrier, type CarrierInput,
+  callsInProgress, carrierRow, changesPlacedCalls, checkCarrier as checkWith, type CarrierInput,
 } from '../../src/domain/orgs/carrier-settings'
 import { secretBox } from '../../src/domain/secrets/secret-box'
 import { ApiError } from '../../src/errors'
+import { carrierRules } from '../../src/telephony/registry'
+import { DEFAULT_TWILIO_API, twilioRules } from '../../src/telephony/twilio/settings'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -18,6 +21,11 @@ const TOKEN = '9f'.repeat(16)
 const NEW_TOKEN = 'a1'.repeat(16)
 const TWILIO: CarrierInput = { kind: 'twilio', account_sid: SID, auth_token: TOKEN, caller_ids: ['+14155550100'] }
 const box = secretBox(Buffer.alloc(32, 0x5a))
+
+// The domain's functions with the registry's rules, as the organization service calls them.
+const checkCarrier = (input: CarrierInput, stored: OrgCarrierRow | undefined, param?: string, allowPrivate?: boolean) =>
+  checkWith(carrierRules, input, stored, param, allowPrivate)
+const checkApiBaseUrl = (raw: string, param: string, allowPrivate?: boolean) => checkEndpoint(raw, param, DEFAULT_TWILIO_API, allowPrivate)
 
 function errorOf(work: () => unknown): ApiError {
   try {
@@ -84,13 +92,13 @@ describe('checkApiBaseUrl: private addresses', () => {
   test('checkCarrier passes allowPrivate on', () => {
     const input = { ...TWILIO, api_base_url: 'https://10.1.2.3' }
     expect(errorOf(() => checkCarrier(input, undefined)).param).toBe('carrier.api_base_url')
-    expect(checkCarrier(input, undefined, 'carrier', true)).toMatchObject({ apiBaseUrl: 'https://10.1.2.3' })
+    expect(checkCarrier(input, undefined, 'carrier', true)).toMatchObject({ settings: { api_base_url: 'https://10.1.2.3' } })
   })
 })
 
 describe('changesPlacedCalls', () => {
-  const stored: OrgCarrierRow = carrierRow('org-1', checkCarrier(TWILIO, undefined), undefined, box, 1)!
-  const change = (input: CarrierInput, row: OrgCarrierRow | undefined = stored) => changesPlacedCalls(row, checkCarrier(input, row), box)
+  const stored: OrgCarrierRow = carrierRow(carrierRules, 'org-1', checkCarrier(TWILIO, undefined), undefined, box, 1)!
+  const change = (input: CarrierInput, row: OrgCarrierRow | undefined = stored) => changesPlacedCalls(carrierRules, row, checkCarrier(input, row), box)
   const noToken = { ...TWILIO, auth_token: undefined }
 
   test.each<[string, CarrierInput]>([
@@ -112,8 +120,8 @@ describe('changesPlacedCalls', () => {
   })
 
   test('a stored token that no longer opens counts as changed when a token is sent', () => {
-    const sealedElsewhere = { ...stored, authTokenSealed: secretBox(Buffer.alloc(32, 0x77)).seal(TOKEN, 'org:org-1:twilio_auth_token') }
-    expect(changesPlacedCalls(sealedElsewhere, checkCarrier(TWILIO, sealedElsewhere), box)).toBe(true)
+    const sealedElsewhere = { ...stored, secretsSealed: { auth_token: secretBox(Buffer.alloc(32, 0x77)).seal(TOKEN, 'org:org-1:twilio_auth_token') } }
+    expect(changesPlacedCalls(carrierRules, sealedElsewhere, checkCarrier(TWILIO, sealedElsewhere), box)).toBe(true)
   })
 
   test('nothing stored (the simulator): no call relies on Twilio settings', () => {
@@ -121,11 +129,14 @@ describe('changesPlacedCalls', () => {
   })
 
   test('callsInProgress is 409 calls_in_progress naming carrier', () => {
-    const error = callsInProgress(2)
+    const error = callsInProgress(2, twilioRules.inProgress)
     expect(error.status).toBe(409)
     expect(error.code).toBe('calls_in_progress')
     expect(error.type).toBe('invalid_request_error')
     expect(error.param).toBe('carrier')
-    expect(error.message).toContain('2 carrier calls in progress')
+    expect(error.message).toBe(
+      'The organization has 2 carrier calls in progress; its carrier, account, auth token and endpoint can change once they have ended ' +
+        '(pause its campaigns, wait, and send it again). Caller IDs and machine detection can change now.',
+    )
   })
 })

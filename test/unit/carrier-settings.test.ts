@@ -1,11 +1,14 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { OrgCarrierRow } from '../../src/db/stores/org-store'
+import { checkApiBaseUrl as checkEndpoint, checkE164, checkMediaUrl, isLoopbackHost } from '../../src/domain/orgs/carrier-fields'
 import {
-  carrierRow, carrierView, checkApiBaseUrl, checkCarrier, checkE164, checkMediaUrl, DEFAULT_TWILIO_API, isLoopbackHost, openCarrier,
-  tokenContext, type CarrierInput,
+  callsInProgress, carrierRow as rowWith, carrierView as viewWith, changesPlacedCalls, checkCarrier as checkWith, dialSettings, openCarrier as openWith,
+  secretContext, type CarrierInput, type CarrierRules, type CarrierSettingsRules, type OpenedCarrier,
 } from '../../src/domain/orgs/carrier-settings'
-import { secretBox, SecretBoxError } from '../../src/domain/secrets/secret-box'
+import { secretBox, SecretBoxError, type SecretBox } from '../../src/domain/secrets/secret-box'
 import { ApiError } from '../../src/errors'
+import { CARRIER_KINDS, CARRIERS, carrierRules, DEFAULT_CARRIER } from '../../src/telephony/registry'
+import { DEFAULT_TWILIO_API, type TwilioSettings } from '../../src/telephony/twilio/settings'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -20,6 +23,17 @@ const CALLER = '+14155550100'
 const TWILIO: CarrierInput = { kind: 'twilio', account_sid: SID, auth_token: TOKEN, caller_ids: [CALLER] }
 const box = secretBox(Buffer.alloc(32, 0x5a))
 const NOW = 1_767_625_200_000
+
+// The domain's functions with the registry's rules (Twilio's), as the organization service calls them.
+const checkCarrier = (input: CarrierInput, stored: OrgCarrierRow | undefined, param?: string) => checkWith(carrierRules, input, stored, param)
+const carrierRow = (orgId: string, checked: ReturnType<typeof checkCarrier>, stored: OrgCarrierRow | undefined, secrets: SecretBox, now: number) =>
+  rowWith(carrierRules, orgId, checked, stored, secrets, now)
+const carrierView = (row: OrgCarrierRow | undefined) => viewWith(carrierRules, row)
+const openCarrier = (row: OrgCarrierRow | undefined, secrets: SecretBox) => openWith(carrierRules, row, secrets)
+const checkApiBaseUrl = (raw: string, param: string) => checkEndpoint(raw, param, DEFAULT_TWILIO_API)
+/** Twilio's stored settings (its auth token apart). */
+const twilioSettings = (callerIds = [CALLER], apiBaseUrl = DEFAULT_TWILIO_API, machineDetection = true) =>
+  ({ account_sid: SID, caller_ids: callerIds, api_base_url: apiBaseUrl, machine_detection: machineDetection })
 
 /** The param of the 400 `work` throws; fails the test when it passes or throws anything but a 400 invalid_request. */
 function paramOf(work: () => unknown): string | null {
@@ -36,6 +50,16 @@ function paramOf(work: () => unknown): string | null {
   throw new Error('expected a 400 invalid_request')
 }
 
+/** The message of the 400 `work` throws. */
+function messageOf(work: () => unknown): string {
+  try {
+    work()
+  } catch (error) {
+    return (error as Error).message
+  }
+  throw new Error('expected a 400')
+}
+
 /** A stored row as carrierRow makes it (the token sealed for its organization). */
 function storedRow(input: CarrierInput = TWILIO, orgId = 'org-1'): OrgCarrierRow {
   return carrierRow(orgId, checkCarrier(input, undefined), undefined, box, NOW)!
@@ -43,9 +67,7 @@ function storedRow(input: CarrierInput = TWILIO, orgId = 'org-1'): OrgCarrierRow
 
 describe('checkCarrier', () => {
   test('Twilio with only the required fields: Twilio’s endpoint and machine detection filled in', () => {
-    expect(checkCarrier(TWILIO, undefined)).toEqual({
-      kind: 'twilio', accountSid: SID, authToken: TOKEN, callerIds: [CALLER], apiBaseUrl: DEFAULT_TWILIO_API, machineDetection: true,
-    })
+    expect(checkCarrier(TWILIO, undefined)).toEqual({ kind: 'twilio', settings: twilioSettings(), secrets: { auth_token: TOKEN } })
     expect(DEFAULT_TWILIO_API).toBe('https://api.twilio.com')
   })
 
@@ -56,15 +78,14 @@ describe('checkCarrier', () => {
       undefined,
     )
     expect(checked).toEqual({
-      kind: 'twilio', accountSid: SID, authToken: NEW_TOKEN, callerIds, apiBaseUrl: 'http://127.0.0.1:3901/twilio', machineDetection: false,
+      kind: 'twilio', settings: twilioSettings(callerIds, 'http://127.0.0.1:3901/twilio', false), secrets: { auth_token: NEW_TOKEN },
     })
-    if (checked.kind !== 'twilio') throw new Error('expected twilio')
-    expect(checked.callerIds).not.toBe(callerIds)
+    expect(checked.settings.caller_ids).not.toBe(callerIds)
   })
 
   test('the simulator alone is the simulator, whatever is stored', () => {
-    expect(checkCarrier({ kind: 'simulator' }, undefined)).toEqual({ kind: 'simulator' })
-    expect(checkCarrier({ kind: 'simulator' }, storedRow())).toEqual({ kind: 'simulator' })
+    expect(checkCarrier({ kind: 'simulator' }, undefined)).toEqual({ kind: 'simulator', settings: {}, secrets: {} })
+    expect(checkCarrier({ kind: 'simulator' }, storedRow())).toEqual({ kind: 'simulator', settings: {}, secrets: {} })
   })
 
   test.each<[keyof CarrierInput, unknown]>([
@@ -72,6 +93,7 @@ describe('checkCarrier', () => {
     ['api_base_url', DEFAULT_TWILIO_API], ['machine_detection', false],
   ])('the simulator with %s: 400 naming carrier.%s', (field, value) => {
     expect(paramOf(() => checkCarrier({ kind: 'simulator', [field]: value } as CarrierInput, undefined))).toBe(`carrier.${field}`)
+    expect(messageOf(() => checkCarrier({ kind: 'simulator', [field]: value } as CarrierInput, undefined))).toBe(`carrier.${field} is taken only with kind "twilio".`)
   })
 
   test('params are named under the prefix the caller gives', () => {
@@ -128,12 +150,12 @@ describe('checkCarrier', () => {
     const stored = storedRow()
     const noToken = { ...TWILIO, auth_token: undefined }
 
-    test('keeps the stored token when the account and endpoint stay the same (authToken null)', () => {
+    test('keeps the stored token when the account and endpoint stay the same (no secret sent)', () => {
       expect(checkCarrier({ ...noToken, caller_ids: ['+12125550123'], machine_detection: false }, stored)).toEqual({
-        kind: 'twilio', accountSid: SID, authToken: null, callerIds: ['+12125550123'], apiBaseUrl: DEFAULT_TWILIO_API, machineDetection: false,
+        kind: 'twilio', settings: twilioSettings(['+12125550123'], DEFAULT_TWILIO_API, false), secrets: {},
       })
       // The same endpoint written another way is the same endpoint.
-      expect(checkCarrier({ ...noToken, api_base_url: 'https://API.twilio.com:443/' }, stored)).toMatchObject({ authToken: null })
+      expect(checkCarrier({ ...noToken, api_base_url: 'https://API.twilio.com:443/' }, stored)).toMatchObject({ secrets: {} })
     })
 
     test.each<[string, CarrierInput, OrgCarrierRow | undefined]>([
@@ -146,7 +168,9 @@ describe('checkCarrier', () => {
     })
 
     test('a new token with a new account is taken', () => {
-      expect(checkCarrier({ ...TWILIO, account_sid: OTHER_SID, auth_token: NEW_TOKEN }, stored)).toMatchObject({ accountSid: OTHER_SID, authToken: NEW_TOKEN })
+      expect(checkCarrier({ ...TWILIO, account_sid: OTHER_SID, auth_token: NEW_TOKEN }, stored)).toMatchObject({
+        settings: { account_sid: OTHER_SID }, secrets: { auth_token: NEW_TOKEN },
+      })
     })
   })
 })
@@ -275,11 +299,12 @@ describe('checkMediaUrl', () => {
 describe('stored settings', () => {
   test('carrierRow seals the token for its organization, with created and updated at now', () => {
     const row = storedRow()
-    expect(row).toMatchObject({
-      orgId: 'org-1', kind: 'twilio', accountSid: SID, callerIds: [CALLER], apiBaseUrl: DEFAULT_TWILIO_API, machineDetection: true, created: NOW, updated: NOW,
-    })
-    expect(row.authTokenSealed).not.toContain(TOKEN)
-    expect(box.open(row.authTokenSealed, tokenContext('org-1'))).toBe(TOKEN)
+    expect(row).toMatchObject({ orgId: 'org-1', kind: 'twilio', settings: twilioSettings(), created: NOW, updated: NOW })
+    expect(Object.keys(row.secretsSealed)).toEqual(['auth_token'])
+    expect(JSON.stringify(row)).not.toContain(TOKEN)
+    // The context every token was sealed with before settings were stored per kind: old tokens still open.
+    expect(secretContext('org-1', 'twilio', 'auth_token')).toBe('org:org-1:twilio_auth_token')
+    expect(box.open(row.secretsSealed.auth_token!, 'org:org-1:twilio_auth_token')).toBe(TOKEN)
   })
 
   test('carrierView shows the settings but never the token nor its sealed value', () => {
@@ -290,37 +315,39 @@ describe('stored settings', () => {
     })
     const json = JSON.stringify(view)
     expect(json).not.toContain(TOKEN)
-    expect(json).not.toContain(row.authTokenSealed)
+    expect(json).not.toContain(row.secretsSealed.auth_token!)
     // Nor any part of the sealed value (nonce or ciphertext).
-    for (const part of row.authTokenSealed.split('.').slice(2)) expect(json).not.toContain(part)
+    for (const part of row.secretsSealed.auth_token!.split('.').slice(2)) expect(json).not.toContain(part)
+    // In the order replies always had.
+    expect(Object.keys(view)).toEqual(['kind', 'account_sid', 'caller_ids', 'api_base_url', 'machine_detection', 'auth_token_set'])
   })
 
   test('carrierRow without a new token keeps the stored sealed token and the first created time', () => {
     const before = storedRow()
     const checked = checkCarrier({ ...TWILIO, auth_token: undefined, caller_ids: ['+12125550123'], machine_detection: false }, before)
     const row = carrierRow('org-1', checked, before, box, NOW + 60_000)!
-    expect(row).toEqual({ ...before, callerIds: ['+12125550123'], machineDetection: false, updated: NOW + 60_000 })
+    expect(row).toEqual({ ...before, settings: twilioSettings(['+12125550123'], DEFAULT_TWILIO_API, false), updated: NOW + 60_000 })
     expect(openCarrier(row, box)).toMatchObject({ authToken: TOKEN })
   })
 
   test('carrierRow with a new token seals it afresh', () => {
     const before = storedRow()
     const row = carrierRow('org-1', checkCarrier({ ...TWILIO, auth_token: NEW_TOKEN }, before), before, box, NOW + 1)!
-    expect(row.authTokenSealed).not.toBe(before.authTokenSealed)
+    expect(row.secretsSealed.auth_token).not.toBe(before.secretsSealed.auth_token)
     expect(row.created).toBe(NOW)
     expect(openCarrier(row, box)).toMatchObject({ authToken: NEW_TOKEN })
   })
 
   test('openCarrier gives the dial its settings with the token opened', () => {
     const row = storedRow({ ...TWILIO, caller_ids: [CALLER, '+12125550123'], api_base_url: 'http://localhost:3901', machine_detection: false }, 'org-7')
-    expect(openCarrier(row, box)).toEqual({
+    expect(openCarrier(row, box) as TwilioSettings).toEqual({
       kind: 'twilio', accountSid: SID, authToken: TOKEN, callerIds: [CALLER, '+12125550123'], apiBaseUrl: 'http://localhost:3901', machineDetection: false,
     })
   })
 
   test('the token is bound to its organization: a row moved to another org does not open (tampered)', () => {
     const row = storedRow(TWILIO, 'org-1')
-    expect(tokenContext('org-1')).not.toBe(tokenContext('org-2'))
+    expect(secretContext('org-1', 'twilio', 'auth_token')).not.toBe(secretContext('org-2', 'twilio', 'auth_token'))
     try {
       openCarrier({ ...row, orgId: 'org-2' }, box)
       throw new Error('expected a SecretBoxError')
@@ -346,6 +373,75 @@ describe('stored settings', () => {
   test('no row is the simulator; the simulator stores no row', () => {
     expect(carrierView(undefined)).toEqual({ kind: 'simulator' })
     expect(openCarrier(undefined, box)).toEqual({ kind: 'simulator' })
-    expect(carrierRow('org-1', { kind: 'simulator' }, storedRow(), box, NOW)).toBeNull()
+    expect(carrierRow('org-1', { kind: 'simulator', settings: {}, secrets: {} }, storedRow(), box, NOW)).toBeNull()
+  })
+})
+
+describe('another kind, plugged in beside Twilio (the domain knows no kind)', () => {
+  // A Telnyx-like kind: a secret API key, a public key, caller IDs shared with Twilio's fields.
+  const telnyx: CarrierSettingsRules = {
+    fields: ['api_key', 'public_key', 'caller_ids'],
+    secrets: ['api_key'],
+    check: (input) => ({
+      settings: { public_key: input.public_key, caller_ids: input.caller_ids },
+      secrets: input.api_key === undefined ? {} : ({ api_key: input.api_key as string } as Record<string, string>),
+    }),
+    view: (settings) => ({ public_key: settings.public_key, caller_ids: settings.caller_ids }),
+    dialing: (settings) => ({ callerIds: settings.caller_ids as string[], machineDetection: false }),
+    open: (settings, secrets) => ({ kind: 'telnyx', publicKey: settings.public_key, apiKey: secrets.api_key }),
+    strandsCalls: (stored, next) => next.settings.public_key !== stored.settings.public_key,
+    inProgress: { later: 'API key', now: 'Caller IDs' },
+  }
+  const rules: CarrierRules = {
+    defaultKind: 'simulator',
+    kinds: ['simulator', 'twilio', 'telnyx'],
+    rulesOf: (kind) => (kind === 'telnyx' ? telnyx : carrierRules.rulesOf(kind)),
+  }
+  const TELNYX: CarrierInput = { kind: 'telnyx', api_key: 'KEY0123', public_key: 'pk-1', caller_ids: [CALLER] }
+  const row = (input: CarrierInput, stored?: OrgCarrierRow) => rowWith(rules, 'org-1', checkWith(rules, input, stored), stored, box, NOW)!
+
+  test('another kind’s field is refused naming every kind that takes it', () => {
+    expect(messageOf(() => checkWith(rules, { kind: 'simulator', caller_ids: [CALLER] }, undefined))).toBe(
+      'carrier.caller_ids is taken only with kind "twilio" or "telnyx".',
+    )
+    expect(paramOf(() => checkWith(rules, { ...TWILIO, api_key: 'KEY0123' }, undefined))).toBe('carrier.api_key')
+    expect(messageOf(() => checkWith(rules, { ...TELNYX, account_sid: SID }, undefined))).toBe('carrier.account_sid is taken only with kind "twilio".')
+  })
+
+  test('its secret is sealed for the organization, kind and field, opened for the carrier and shown only as <name>_set', () => {
+    const stored = row(TELNYX)
+    expect(stored).toMatchObject({ kind: 'telnyx', settings: { public_key: 'pk-1', caller_ids: [CALLER] } })
+    expect(box.open(stored.secretsSealed.api_key!, 'org:org-1:telnyx_api_key')).toBe('KEY0123')
+    expect(viewWith(rules, stored)).toEqual({ kind: 'telnyx', public_key: 'pk-1', caller_ids: [CALLER], api_key_set: true })
+    expect(openWith(rules, stored, box)).toEqual({ kind: 'telnyx', publicKey: 'pk-1', apiKey: 'KEY0123' } as OpenedCarrier)
+    expect(dialSettings(rules, stored)).toEqual({ kind: 'telnyx', callerIds: [CALLER], machineDetection: false })
+  })
+
+  test('a change of kind strands calls that are up and keeps no secret of the old kind; within the kind its rules decide', () => {
+    const twilio = storedRow()
+    expect(changesPlacedCalls(rules, twilio, checkWith(rules, TELNYX, twilio), box)).toBe(true)
+    expect(Object.keys(row(TELNYX, twilio).secretsSealed)).toEqual(['api_key'])
+    const telnyxRow = row(TELNYX)
+    const same = checkWith(rules, { ...TELNYX, api_key: undefined, caller_ids: ['+12125550123'] }, telnyxRow)
+    expect(changesPlacedCalls(rules, telnyxRow, same, box)).toBe(false)
+    expect(rowWith(rules, 'org-1', same, telnyxRow, box, NOW + 1)!.secretsSealed).toEqual(telnyxRow.secretsSealed)
+    expect(changesPlacedCalls(rules, telnyxRow, checkWith(rules, { ...TELNYX, public_key: 'pk-2' }, telnyxRow), box)).toBe(true)
+    expect(callsInProgress(1, telnyx.inProgress).message).toContain('its carrier, API key can change once they have ended')
+  })
+})
+
+describe('the registry', () => {
+  test('every kind but the default has settings rules taking exactly the fields of its admin schema', () => {
+    for (const kind of CARRIER_KINDS) {
+      const own = carrierRules.rulesOf(kind)
+      if (kind === DEFAULT_CARRIER) {
+        expect(own).toBeUndefined()
+        continue
+      }
+      expect(own?.fields).toEqual(Object.keys(CARRIERS[kind].settings.properties))
+      for (const secret of own!.secrets) expect(own!.fields).toContain(secret)
+    }
+    expect(carrierRules.rulesOf('no-such-kind')).toBeUndefined()
+    expect(carrierRules.rulesOf('__proto__')).toBeUndefined()
   })
 })

@@ -2,6 +2,9 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { migrate, openDatabase } from '../../src/db/client'
 import { migrations } from '../../src/db/migrations.generated'
+import { ConfigError } from '../../src/config'
+import { secretBox } from '../../src/domain/secrets/secret-box'
+import type { TwilioSettings } from '../../src/telephony/twilio/settings'
 import { createHarness, scratchDir, seedWorld } from '../harness'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -60,6 +63,75 @@ describe('upgrade from the first migration', () => {
       } finally {
         h.close()
       }
+    } finally {
+      dir.remove()
+    }
+  })
+
+  test('Twilio settings stored before carriers were generic keep their view, and their sealed token opens and is kept', async () => {
+    const dir = scratchDir('dialer-upgrade-carriers-')
+    const file = join(dir.path, 'old.db')
+    const KEY = '5a'.repeat(32)
+    const SID = `AC${'0123456789abcdef'.repeat(2)}`
+    const TOKEN = '9f'.repeat(16)
+    const ORGS = ['01a00000-0000-7000-8000-000000000021', '01a00000-0000-7000-8000-000000000022']
+    const at = Date.UTC(2026, 1, 2)
+    const sealedFor = (orgId: string) => secretBox(Buffer.from(KEY, 'hex')).seal(TOKEN, `org:${orgId}:twilio_auth_token`)
+    const sealed = ORGS.map(sealedFor)
+    try {
+      // Every migration before the generic carrier table, and two organizations with Twilio in the old columns.
+      const old = openDatabase(file)
+      migrate(old, migrations.findIndex((m) => m.tag === '0019_generic_carrier_settings'))
+      ORGS.forEach((orgId, i) => {
+        old.sqlite.run(
+          `INSERT INTO orgs (id, name, timezone, rate_usd_per_minute, plan_requests_per_minute, recording_enabled, webhook_endpoint_limit, outcome_labels, created, updated)
+           VALUES (?, 'Old Org', 'America/New_York', 0.1, 100000, 1, 10, '{}', ?, ?)`,
+          [orgId, at, at],
+        )
+        old.sqlite.run(
+          `INSERT INTO org_carriers (org_id, kind, account_sid, auth_token_sealed, caller_ids, api_base_url, machine_detection, created, updated)
+           VALUES (?, 'twilio', ?, ?, ?, ?, ?, ?, ?)`,
+          [orgId, SID, sealed[i]!, i === 0 ? '["+14155550100","+12125550123"]' : '["+14155550100"]', i === 0 ? 'http://127.0.0.1:3901' : 'https://api.twilio.com', i === 0 ? 0 : 1, at, at + i],
+        )
+      })
+      old.close()
+
+      const env = { DIALER_DATABASE: file, DIALER_DATA_DIR: dir.path, DIALER_SECRET_KEY: KEY }
+      const h = createHarness({ env })
+      try {
+        // The start's key check opened the tokens where they now are; the rows carry over, sealed values unchanged.
+        const rows = h.services.database.sqlite.query('SELECT org_id, kind, settings, secrets_sealed, created, updated FROM org_carriers ORDER BY org_id').all()
+        expect(rows).toEqual([
+          {
+            org_id: ORGS[0], kind: 'twilio', created: at, updated: at,
+            settings: `{"account_sid":"${SID}","caller_ids":["+14155550100","+12125550123"],"api_base_url":"http://127.0.0.1:3901","machine_detection":false}`,
+            secrets_sealed: JSON.stringify({ auth_token: sealed[0] }),
+          },
+          {
+            org_id: ORGS[1], kind: 'twilio', created: at, updated: at + 1,
+            settings: `{"account_sid":"${SID}","caller_ids":["+14155550100"],"api_base_url":"https://api.twilio.com","machine_detection":true}`,
+            secrets_sealed: JSON.stringify({ auth_token: sealed[1] }),
+          },
+        ])
+        // The admin reply is the one the old columns gave, byte for byte.
+        const reply = await h.admin('GET', `/orgs/${ORGS[0]}`)
+        expect(JSON.stringify(reply.body.data.carrier)).toBe(
+          `{"kind":"twilio","account_sid":"${SID}","caller_ids":["+14155550100","+12125550123"],"api_base_url":"http://127.0.0.1:3901","machine_detection":false,"auth_token_set":true}`,
+        )
+        expect(h.services.orgs.carrier(ORGS[0]!) as TwilioSettings).toEqual({
+          kind: 'twilio', accountSid: SID, authToken: TOKEN, callerIds: ['+14155550100', '+12125550123'], apiBaseUrl: 'http://127.0.0.1:3901', machineDetection: false,
+        })
+        expect(h.services.orgs.dialSettings(ORGS[1]!)).toEqual({ kind: 'twilio', callerIds: ['+14155550100'], machineDetection: true })
+        // A change that sends no token keeps the migrated one.
+        const patched = await h.admin('PATCH', `/orgs/${ORGS[1]}`, { carrier: { kind: 'twilio', account_sid: SID, caller_ids: ['+12125550123'] } })
+        expect(patched.status, patched.text).toBe(200)
+        expect(h.services.orgs.carrier(ORGS[1]!)).toMatchObject({ authToken: TOKEN, callerIds: ['+12125550123'] })
+      } finally {
+        h.close()
+      }
+      // Another key cannot open them: the start stops, counting both.
+      expect(() => createHarness({ env: { ...env, DIALER_SECRET_KEY: 'ab'.repeat(32) } })).toThrow(ConfigError)
+      expect(() => createHarness({ env: { ...env, DIALER_SECRET_KEY: 'ab'.repeat(32) } })).toThrow(/does not open the 2 carrier auth tokens/)
     } finally {
       dir.remove()
     }

@@ -6,14 +6,12 @@ import { calls } from './calls'
 
 export const orgCarriers = sqliteTable('org_carriers', {
   orgId: text('org_id').primaryKey().references(() => orgs.id),
-  kind: text('kind', { enum: ['twilio'] }).notNull(),
-  accountSid: text('account_sid').notNull(),
-  /** The auth token sealed by the service's secret key (src/domain/secrets/secret-box.ts); never plain. */
-  authTokenSealed: text('auth_token_sealed').notNull(),
-  /** E.164 numbers, in the order given. */
-  callerIds: text('caller_ids', { mode: 'json' }).$type<string[]>().notNull(),
-  apiBaseUrl: text('api_base_url').notNull(),
-  machineDetection: integer('machine_detection', { mode: 'boolean' }).notNull(),
+  /** The carrier's kind (src/telephony/registry.ts); not an enum, so a new carrier needs no migration. */
+  kind: text('kind').notNull(),
+  /** The kind's settings but its secrets, in the admin API's spelling (its plug-in checks and reads them). */
+  settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  /** Its secrets by field name, each sealed by the service's secret key (src/domain/secrets/secret-box.ts); never plain. */
+  secretsSealed: text('secrets_sealed', { mode: 'json' }).$type<Record<string, string>>().notNull(),
   created: integer('created').notNull(),
   updated: integer('updated').notNull(),
 })

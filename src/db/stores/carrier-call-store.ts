@@ -7,8 +7,8 @@ export type CarrierCallRow = typeof carrierCalls.$inferSelect
 
 /**
  * Calls placed through a real carrier (the port src/telephony/ports.ts declares): its call id,
- * what the dial asked for and the callback state. Builder throughout: a callback does a read and
- * a write here (about 20 us and 60 us), far inside its budget (bench:twilio).
+ * what the dial asked for and the callback state. Builder throughout: a callback's read and write
+ * here are far inside its budget (docs/architecture.md, "Data access").
  */
 export function carrierCallStore(db: Db) {
   const store = {

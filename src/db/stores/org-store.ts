@@ -19,7 +19,7 @@ const ORG_ROWS = describeCache({
 
 const CARRIER_ROWS = describeCache({
   name: 'carrier-rows',
-  holds: 'each organization\u2019s carrier settings row (sealed token), or that it has none',
+  holds: 'each organization\u2019s carrier settings row (secrets sealed), or that it has none',
   bound: 'one per organization',
   clearedBy: 'a carrier change through the store replaces or forgets it',
   gain: '0.01–0.02 vs 18–19 µs a live dial',
@@ -70,9 +70,10 @@ export function orgStore(db: Db, caches: CacheRegistry) {
       carriers.delete(orgId)
       db.delete(orgCarriers).where(eq(orgCarriers.orgId, orgId)).run()
     },
-    /** Every sealed auth token (one per organization with a carrier): the start checks its key opens them. */
-    sealedTokens(): { orgId: string; sealed: string }[] {
-      return db.select({ orgId: orgCarriers.orgId, sealed: orgCarriers.authTokenSealed }).from(orgCarriers).all()
+    /** Every sealed carrier secret, by organization, kind and field: the start checks its key opens them. */
+    sealedSecrets(): { orgId: string; kind: string; name: string; sealed: string }[] {
+      return db.select({ orgId: orgCarriers.orgId, kind: orgCarriers.kind, secrets: orgCarriers.secretsSealed }).from(orgCarriers).all()
+        .flatMap(({ orgId, kind, secrets }) => Object.entries(secrets).map(([name, sealed]) => ({ orgId, kind, name, sealed })))
     },
   }
 }

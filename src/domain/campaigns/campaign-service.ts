@@ -1,7 +1,7 @@
 import type { CampaignRow, CampaignStore, NewCampaign, RetiredNumberRow } from '../../db/stores/campaign-store'
 import type { OrgStore } from '../../db/stores/org-store'
 import type { Person, Voicemail } from '../../db/schema'
-import { checkE164, checkMediaUrl } from '../orgs/carrier-settings'
+import { checkE164, checkMediaUrl } from '../orgs/carrier-fields'
 import { ApiError, invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import { inScope, type Principal } from '../access/permissions'
@@ -36,6 +36,8 @@ export interface CampaignInput {
 }
 
 export type CampaignPatch = Partial<CampaignInput>
+/** What an organization's owner may change (the console): dialing capacity, people, hours, voicemail. */
+export type CampaignSettingsPatch = Pick<CampaignPatch, 'lines' | 'sdrs' | 'closers' | 'calling_hours' | 'voicemail'>
 
 // Defaults from DESIGN.md "Admin API".
 const DEFAULTS = {
@@ -89,7 +91,7 @@ export function campaignService(deps: {
     if (minutesOfDay(hours.start) >= minutesOfDay(hours.end)) {
       throw invalid('calling_hours.start must be before calling_hours.end (same day).', 'calling_hours')
     }
-    // The federal floor (47 CFR 64.1200(c)(1), issue 17): no window may reach outside 08:00-21:00.
+    // The federal floor (47 CFR 64.1200(c)(1)): no window may reach outside 08:00-21:00.
     if (minutesOfDay(hours.start) < FLOOR_START) {
       throw invalid('calling_hours.start must not be before 08:00 (federal calling hours, 47 CFR 64.1200(c)(1)).', 'calling_hours.start')
     }
@@ -272,6 +274,12 @@ export function campaignService(deps: {
       if (campaign.status !== 'active') return campaign.status
       if (!principal.livemode) return 'paused'
       return changeStatus(campaign, 'paused').status
+    },
+
+    /** An owner's change in the console: the operator's rules (update), on a campaign the principal may see. */
+    changeSettings(principal: Principal, id: string, patch: CampaignSettingsPatch): CampaignRow {
+      visible(principal, id)
+      return this.update(id, patch)
     },
   }
 }

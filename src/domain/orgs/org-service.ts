@@ -1,7 +1,8 @@
 import type { OrgRow, OrgStore } from '../../db/stores/org-store'
 import type { SecretBox } from '../secrets/secret-box'
 import {
-  callsInProgress, carrierRow, carrierView, changesPlacedCalls, checkCarrier, openCarrier, type CarrierInput, type CarrierSettings, type CarrierView,
+  callsInProgress, carrierRow, carrierView, changesPlacedCalls, checkCarrier, dialSettings, openCarrier,
+  type CarrierInput, type CarrierRules, type CarrierView, type DialSettings, type OpenedCarrier,
 } from './carrier-settings'
 import { invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
@@ -38,15 +39,17 @@ export function orgService(deps: {
   orgs: OrgStore
   clock: Clock
   onChange: (orgId: string) => void
-  /** Seals carrier auth tokens at rest. */
+  /** Seals carrier secrets at rest. */
   secrets: SecretBox
+  /** Each carrier kind's settings rules (the carrier registry's). */
+  carriers: CarrierRules
   transaction: <T>(work: () => T) => T
   /** The organization's carrier calls not yet closed (up, or waiting for their recording). */
   openCarrierCalls: (orgId: string) => number
   /** DIALER_CARRIER_ALLOW_PRIVATE: api_base_url may be a private address. */
   carrierAllowPrivate: boolean
 }) {
-  const { orgs, clock, secrets, transaction } = deps
+  const { orgs, clock, secrets, transaction, carriers } = deps
 
   /**
    * Checks `carrier` (before anything is written) and returns how to store it, in the caller's
@@ -55,12 +58,12 @@ export function orgService(deps: {
   function carrierChange(orgId: string, input: CarrierInput | undefined): (() => void) | null {
     if (input === undefined) return null
     const stored = orgs.carrier(orgId)
-    const checked = checkCarrier(input, stored, 'carrier', deps.carrierAllowPrivate)
-    const row = carrierRow(orgId, checked, stored, secrets, clock.now())
-    const guarded = changesPlacedCalls(stored, checked, secrets)
+    const checked = checkCarrier(carriers, input, stored, 'carrier', deps.carrierAllowPrivate)
+    const row = carrierRow(carriers, orgId, checked, stored, secrets, clock.now())
+    const guarded = changesPlacedCalls(carriers, stored, checked, secrets)
     return () => {
       const up = guarded ? deps.openCarrierCalls(orgId) : 0
-      if (up > 0) throw callsInProgress(up)
+      if (up > 0) throw callsInProgress(up, carriers.rulesOf(stored!.kind)?.inProgress)
       if (row) orgs.putCarrier(row)
       else orgs.dropCarrier(orgId)
     }
@@ -134,14 +137,19 @@ export function orgService(deps: {
       return orgs.list(limit, startingAfter)
     },
 
-    /** The carrier as admin replies show it (never the auth token). */
+    /** The carrier as admin replies show it (never a secret). */
     carrierView(orgId: string): CarrierView {
-      return carrierView(orgs.carrier(orgId))
+      return carrierView(carriers, orgs.carrier(orgId))
     },
 
-    /** The carrier a live dial of the organization uses, token opened (throws SecretBoxError if the key changed). */
-    carrier(orgId: string): CarrierSettings {
-      return openCarrier(orgs.carrier(orgId), secrets)
+    /** The carrier a live call of the organization uses, secrets opened (throws SecretBoxError if the key changed). */
+    carrier(orgId: string): OpenedCarrier {
+      return openCarrier(carriers, orgs.carrier(orgId), secrets)
+    },
+
+    /** What a live dial decides with (no secret opened); null for the default carrier. */
+    dialSettings(orgId: string): DialSettings | null {
+      return dialSettings(carriers, orgs.carrier(orgId))
     },
   }
 }

@@ -1,11 +1,12 @@
 import { carrierPlugin } from '../plugin'
 import { twilioCallbackRoutes } from './callback-routes'
-import { accountOf, twilioCli, twilioSettings } from './settings'
+import { accountOf, twilioCli, twilioRules, twilioSettings } from './settings'
 import { TwilioCarrier } from './twilio-carrier'
 
 /** Twilio Programmable Voice (docs/telephony.md): live calls of organizations that set it. */
 export const twilioPlugin = carrierPlugin({
   settings: twilioSettings,
+  rules: twilioRules,
   cli: twilioCli,
   create: (ports) =>
     new TwilioCarrier({
