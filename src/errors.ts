@@ -35,6 +35,14 @@ export const errorCatalogue = {
   recording_not_available: { status: 404, type: 'invalid_request_error' },
   // DESIGN.md: activating a campaign that has no SDR.
   campaign_not_ready: { status: 409, type: 'invalid_request_error' },
+  // Admin API: a registry import that would shrink a large list by more than half (force=true overrides).
+  registry_shrink: { status: 409, type: 'invalid_request_error' },
+  // Admin API: an organization's carrier account cannot change while its carrier calls are up.
+  calls_in_progress: { status: 409, type: 'invalid_request_error' },
+  // Twilio's callbacks (a form over their 64 KB cap) and lead CSV imports over 20 MB (the API's bodies over 1 MB stay 400).
+  payload_too_large: { status: 413, type: 'invalid_request_error' },
+  // Admin API and console: a lead CSV import while another of the organization's runs.
+  import_in_progress: { status: 409, type: 'invalid_request_error' },
 } as const satisfies Record<string, { status: number; type: string }>
 
 export type ErrorCode = keyof typeof errorCatalogue

@@ -5,7 +5,7 @@ import { listReply } from '../http/paging'
 import { bodyChecksOf, type BodyCheck } from '../http/body-check'
 import { ADMIN_PREFIX, markAdminRoute } from '../http/pipeline'
 import { registryBody } from '../http/registry-upload'
-import { readCsvText } from '../http/csv-upload'
+import { csvBody } from '../http/csv-upload'
 import { PERMISSIONS } from '../domain/access/permissions'
 import { personPrincipal } from '../domain/console/console-access'
 import { parseMapping } from '../domain/leads/lead-import'
@@ -16,6 +16,7 @@ import {
   PatchOrgBody, PatchUserBody, presentAdminCampaign, presentKey, presentOrg, presentRetired, presentUser, RetireNumberBody,
 } from './model'
 import { presentRegistry, presentRegistryImport } from './registry-model'
+import { presentImport } from './import-model'
 
 const orgParams = t.Object({ id: t.String({ format: 'uuid' }) })
 const keyParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) })
@@ -29,8 +30,8 @@ export const adminRoutes = (s: Services) => {
   // An organization with its carrier (never the auth token: carrierView shows auth_token_set).
   const org = (row: OrgRow) => presentOrg(row, s.orgs.carrierView(row.id))
   // Each body is checked against its route's schema before Elysia validates it (as external
-  // bodies are, body-check.ts): Elysia's own error prints the whole value, 25-80 ms for a
-  // 1 MB string where the limit is 200 characters.
+  // bodies are, body-check.ts): Elysia's own error prints the whole value, slow for a large
+  // string where the limit is 200 characters.
   let bodyChecks = new Map<string, BodyCheck>()
   const app = new Elysia({ prefix: ADMIN_PREFIX })
     // Destructured on purpose: Elysia reads this hook's source, and a hook that hands the whole
@@ -140,12 +141,12 @@ export const adminRoutes = (s: Services) => {
       detail: detail('Take a lead out of the dialing queue (POST /calls then answers lead_taken_out_of_queue)'),
     })
 
-    // ---- lead CSV import (issue 19): the body is the CSV file (src/http/csv-upload.ts) ----
+    // ---- lead CSV import: the body is the CSV file, streamed (src/http/csv-upload.ts) ----
     .post('/orgs/:id/leads/import', async ({ params, query, request }) => {
       const org = s.orgs.get(params.id)
-      const text = await readCsvText(request)
       const operator = personPrincipal(org, { keyId: 'admin', keyName: 'operator (admin API)', permissions: PERMISSIONS })
-      return { data: await s.leads.importCsv(operator, query.campaign_id, text, { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }) }
+      const options = { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }
+      return { data: await s.leads.importCsv(operator, query.campaign_id, csvBody(request), options) }
     }, {
       params: orgParams,
       query: t.Object({
@@ -155,11 +156,22 @@ export const adminRoutes = (s: Services) => {
       }),
       detail: detail('Import leads from a CSV file into a campaign (no lead.created); dry_run=true only checks'),
     })
+    // Each import's record; a dry run keeps none (docs/console.md).
+    .get('/orgs/:id/imports', ({ params, query }) => {
+      s.orgs.get(params.id)
+      const limit = query.limit ?? 50
+      return listReply(s.imports.list(params.id, limit + 1, query.starting_after), limit, presentImport)
+    }, { params: orgParams, query: adminListQuery, detail: detail("List an organization's lead CSV imports, newest first") })
+    .get('/imports/:id', ({ params }) => ({ data: presentImport(s.imports.get(params.id)) }), {
+      params: orgParams, detail: detail('Get a lead CSV import: its state and counters (an interrupted one resumes when the same file is sent again)'),
+    })
 
     // ---- the national Do Not Call registry (docs/dnc-registry.md) ----
     // The body is the file, streamed (text/plain, up to 256 MB): src/http/registry-upload.ts.
-    .post('/dnc_registry', async ({ request }) => ({ data: presentRegistryImport(await s.registry.import(registryBody(request))) }), {
-      detail: detail('Import the national Do Not Call registry file (replaces the list)'),
+    .post('/dnc_registry', async ({ request, query }) =>
+      ({ data: presentRegistryImport(await s.registry.import(registryBody(request), { force: query.force === 'true' })) }), {
+      query: t.Object({ force: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])) }),
+      detail: detail('Import the national Do Not Call registry file (replaces the list; 409 registry_shrink past half, unless force=true)'),
     })
     .get('/dnc_registry', () => ({ data: presentRegistry(s.registry.summary()) }), { detail: detail('The national registry in use: size and import time') })
 

@@ -1,21 +1,19 @@
 import { Elysia, t } from 'elysia'
-import { requireConsolePermission } from '../domain/console/console-access'
 import { parseMapping } from '../domain/leads/lead-import'
-import { readCsvText } from '../http/csv-upload'
+import { csvBody } from '../http/csv-upload'
 import { markRoute } from '../http/pipeline'
 import type { Services } from '../services'
-import { principalOf } from './context'
+import { consoleContext } from './context'
+import { ImportReply } from './model'
 
 /** The console's Import page (issue 19): a dry run for the preview, then the import; owners (leads:write). */
 export const consoleImportRoutes = (s: Services) => {
-  const principal = principalOf(s)
   return new Elysia()
+    .use(consoleContext(s))
     .onTransform(markRoute)
-    .post('/orgs/:org/leads/import', async ({ request, params, query }) => {
-      const who = principal(request, params.org)
-      requireConsolePermission(who, 'leads:write')
-      const text = await readCsvText(request)
-      return { data: await s.leads.importCsv(who, query.campaign_id, text, { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }) }
+    .post('/orgs/:org/leads/import', async ({ request, query, who }) => {
+      const options = { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }
+      return { data: await s.leads.importCsv(who, query.campaign_id, csvBody(request), options) }
     }, {
       params: t.Object({ org: t.String({ format: 'uuid' }) }),
       query: t.Object({
@@ -23,6 +21,8 @@ export const consoleImportRoutes = (s: Services) => {
         dry_run: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
         map: t.Optional(t.String({ maxLength: 10_000 })),
       }),
+      console: 'leads:write',
+      response: { 200: ImportReply },
       detail: { hide: true },
     })
 }

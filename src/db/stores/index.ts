@@ -7,6 +7,7 @@ import { campaignStore } from './campaign-store'
 import { dncStore } from './dnc-store'
 import { eventStore } from './event-store'
 import { idempotencyStore } from './idempotency-store'
+import { importStore } from './import-store'
 import { keyStore } from './key-store'
 import { leadStore } from './lead-store'
 import { orgStore } from './org-store'
@@ -40,6 +41,7 @@ export function createStores(database: DatabaseHandle) {
     usage: usageStore(db, database.sqlite),
     exports: exportStore(db, database.sqlite),
     registry: registryStore(database.sqlite, database.standalone),
+    imports: importStore(db),
   }
 }
 

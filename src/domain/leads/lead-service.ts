@@ -27,7 +27,7 @@ export function leadService(deps: LeadDeps) {
   const core = leadCore(deps)
   const reads = leadReads(core)
   const intake = leadIntake(core)
-  const imports = leadImport(core)
+  const imports = leadImport(core, deps.imports)
   const changes = leadChanges(core, reads)
   const calls = leadCalls(core, reads, intake)
   const holds = leadHolds(core)
