@@ -169,8 +169,32 @@ describe('lead import', () => {
       method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' }, body: 'phone\n2125553001\n',
     }))
     expect(r.status).toBe(404)
+    // A dry run too, even of a file with no rows (the fuzz test found it answering 200).
+    for (const body of ['phone\n', 'name\nAnn\n']) {
+      const dry = await h.app.handle(new Request(`http://127.0.0.1/api/v1/admin/orgs/${orgId}/leads/import?campaign_id=${theirs}&dry_run=true`, {
+        method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' }, body,
+      }))
+      expect(dry.status).toBe(404)
+    }
     await h.admin('PATCH', `/campaigns/${campaignId}`, { status: 'completed' })
     expect((await importCsv('phone\n2125553001\n')).status).toBe(409)
+  })
+
+  test('columns named like Object members (__proto__, constructor, toString) are plain columns, in the header and in map', async () => {
+    const csv = 'Full Name,constructor,__proto__,toString,PHONE\nAnn Lee,a,b,c,2125553001\n'
+    const r = await importCsv(csv, '&dry_run=true')
+    expect(r.status).toBe(200)
+    expect(r.body.data.columns.map((c: any) => c.target)).toEqual(['name', null, null, null, 'phone'])
+    const mapped = await importCsv(csv, `&dry_run=true&map=${encodeURIComponent(JSON.stringify({ constructor: 'fields.c' }))}`)
+    expect(mapped.status).toBe(200)
+    expect(mapped.body.data.columns.map((c: any) => c.target)).toEqual(['name', 'fields.c', null, null, 'phone'])
+    expect((await importCsv(csv)).body.data.imported).toBe(1)
+  })
+
+  test('a line of more than 1,000 columns is a 400, even of empty cells', async () => {
+    const r = await importCsv(`phone\n2125553001${','.repeat(200_000)}\n`, '&dry_run=true')
+    expect(r.status).toBe(400)
+    expect(r.body.error.message).toContain('1,000 columns')
   })
 
   test('an SDR cannot import through the console; an owner can', async () => {

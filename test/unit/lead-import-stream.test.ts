@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from
 import { createHash } from 'node:crypto'
 import { PERMISSIONS, type Principal } from '../../src/domain/access/permissions'
 import { personPrincipal } from '../../src/domain/console/console-access'
-import { csvBatches, holdFile } from '../../src/domain/leads/csv-stream'
+import { csvBatches, holdFile, MAX_COLUMNS } from '../../src/domain/leads/csv-stream'
 import { IMPORT_CHUNK_ROWS, MAX_IMPORT_ROWS } from '../../src/domain/leads/lead-import'
 import { ApiError, errorBody } from '../../src/errors'
 import { createHarness, type Harness } from '../harness'
@@ -73,6 +73,18 @@ describe('csvBatches', () => {
     expect(closed).toBe(true)
     // 200,001 rows are about 7 of the 320 chunks; the parser reads a little ahead, never the whole file.
     expect(handed).toBeLessThan(10)
+  })
+
+  test('a line of more than MAX_COLUMNS cells is refused while it is read (empty cells too), and a never-ending record once it passes 64 KB', async () => {
+    expect((await collect([bytes(`phone${','.repeat(MAX_COLUMNS - 1)}\n1\n`)]))[0]![0]!.length).toBe(MAX_COLUMNS)
+    const wide = await refusal(() => collect([bytes(`phone\n${','.repeat(1_000_000)}\n`)]))
+    expect([wide.code, wide.param]).toEqual(['invalid_request', 'body'])
+    expect(wide.message).toContain('1,000 columns')
+    // A record that never ends (one 3 MB field) is refused once it passes 64 KB, not at the end of the file.
+    const started = performance.now()
+    const long = await refusal(() => collect([bytes(`phone\n"${'x'.repeat(3_000_000)}`)]))
+    expect(long.code).toBe('invalid_request')
+    expect(performance.now() - started).toBeLessThan(1000)
   })
 
   test('holdFile hashes the bytes as they come', async () => {

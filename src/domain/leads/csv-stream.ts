@@ -12,6 +12,11 @@ import { invalid } from '../../errors'
 const CSV_OPTIONS = { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, max_record_size: 64 * 1024 }
 /** The parser takes at most this much at once: a slice of one-character lines is ~4,000 records, a ms or two. */
 const SLICE = 8 * 1024
+/** The event loop is given back at least every this many slices, even inside one long record. */
+const SLICES_PER_TURN = 32
+/** More columns than a lead can use: empty cells cost the parser without counting toward max_record_size. */
+export const MAX_COLUMNS = 1000
+const tooManyColumns = () => invalid(`A line of the file has more than ${MAX_COLUMNS.toLocaleString('en-US')} columns; a lead file has a column per lead field.`, 'body')
 
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
@@ -75,6 +80,7 @@ export async function* csvBatches(source: AsyncIterable<Uint8Array> | Iterable<U
   // Everything the parser holds, in batches; then its error, if it failed.
   function* drain(): Generator<string[][]> {
     for (let record: string[] | null; (record = parser.read() as string[] | null) !== null;) {
+      if (record.length > MAX_COLUMNS) throw tooManyColumns()
       batch.push(record)
       if (batch.length >= full) {
         yield batch
@@ -86,9 +92,13 @@ export async function* csvBatches(source: AsyncIterable<Uint8Array> | Iterable<U
   }
   try {
     // A slice goes in only once the records before it are taken: the source is read no further ahead.
+    let written = 0
     for await (const slice of slices(source)) {
       parser.write(slice)
+      // The record being read (csv-parse's state): a line of a million commas is refused while it is read.
+      if ((parser as unknown as { state: { record: unknown[] } }).state.record.length > MAX_COLUMNS) throw tooManyColumns()
       yield* drain()
+      if (++written % SLICES_PER_TURN === 0) await nextTurn()
     }
     parser.end()
     // The last record and an unclosed quote come from the parser's flush.

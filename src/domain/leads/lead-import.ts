@@ -76,13 +76,15 @@ const TARGET = /^(phone|name|email|address|external_id|fields\.[A-Za-z0-9_.-]{1,
 function defaultTarget(header: string): ImportTarget | null {
   const h = header.trim()
   if (/^fields\.[A-Za-z0-9_.-]{1,100}$/.test(h)) return h as ImportTarget
-  return ALIASES[h.toLowerCase().replace(/[\s-]+/g, '_')] ?? null
+  const name = h.toLowerCase().replace(/[\s-]+/g, '_')
+  // Own keys only: a column named "constructor" or "__proto__" is a column like any other.
+  return Object.hasOwn(ALIASES, name) ? ALIASES[name]! : null
 }
 
 /** Each header's target: the mapping given (header -> target, "" to leave a column out), else by its name. */
 export function mapColumns(header: string[], mapping: Record<string, string> | undefined): ImportResult['columns'] {
   const columns = header.map((h) => {
-    const given = mapping?.[h]
+    const given = mapping !== undefined && Object.hasOwn(mapping, h) ? mapping[h] : undefined
     if (given !== undefined && given !== '' && !TARGET.test(given)) throw invalid(`"${given}" is not a lead field: use phone, name, email, address, external_id or fields.<key>.`, `map.${h}`)
     return { header: h, target: given !== undefined ? ((given || null) as ImportTarget | null) : defaultTarget(h) }
   })
@@ -178,6 +180,8 @@ export function leadImport(core: LeadCore, records: ImportService) {
 
   /** A dry run: one pass over the body as it arrives, every row checked, nothing written, no record. */
   async function dryRun(principal: Principal, campaignId: string, source: AsyncIterable<Uint8Array>, mapping: Record<string, string> | undefined): Promise<ImportResult> {
+    // As a real import: another organization's campaign is not found, even for a file of no rows.
+    checkCampaign(principal, campaignId)
     let columns: ImportResult['columns'] | null = null
     let rows = 0
     const tally = newTally()
