@@ -17,10 +17,9 @@ import { Dialer } from './domain/calls/dialer'
 import { signedLinks, type SignedLinks } from './domain/links/signed-links'
 import type { Carrier } from './telephony/carrier'
 import type { OpenedSettings } from './telephony/ports'
-import { carrierList, carrierRules, createCarriers, DEFAULT_CARRIER, watchCarriers, type CarrierSet } from './telephony/registry'
+import { carrierList, carrierRules, createCarriers, DEFAULT_CARRIER, type CarrierSet } from './telephony/registry'
 import { carrierDirectory } from './domain/calls/carrier-choice'
 import { recordingFiles } from './domain/calls/recording-files'
-import { purgeRecordings } from './domain/calls/recording-retention'
 import { eventQueries, type EventQueries } from './domain/events/event-queries'
 import { DeliveryWorker } from './domain/webhooks/delivery-worker'
 import { httpTransport, type WebhookTransport } from './domain/webhooks/transport'
@@ -42,6 +41,8 @@ import { ACCOUNT_WINDOW_MS, guessGuard, type GuessGuard } from './domain/access/
 import { FakeClock, systemClock, type Clock } from './jobs/clock'
 import { FakeScheduler, RealScheduler, type Scheduler } from './jobs/scheduler'
 import { logger } from './log'
+import { bootAndSchedule } from './wiring/boot-and-jobs'
+import { wireSubscriptions } from './wiring/subscriptions'
 
 /** Everything a running service holds: database, clock, domain services, limits and jobs. */
 export interface Services {
@@ -223,113 +224,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     onResult: (result) => metrics.webhookDeliveries.inc(result),
   })
 
-  // ---- subscriptions: every reaction of one service to another, one line each ----
-  // "When X happens → Y does Z". Listeners of one event run in the order listed; "(in its
-  // transaction)" marks an event told inside the transaction that makes the change.
-  // A number goes on a Do Not Call list (in its transaction) → its leads leave the queue.
-  dnc.onNumberBlocked((scope, e164, source, at) => leads.numberBlocked(scope, e164, source, at))
-  // A campaign's status changes (in its transaction) → its waiting leads are held or placed again,
-  campaigns.onStatusChanged((campaign, previous) => leads.campaignStatusChanged(campaign, previous))
-  // → an active campaign's queues are dialed once committed (each dial waits for its own commit),
-  campaigns.onStatusChanged((campaign) => {
-    if (campaign.status !== 'active') return
-    stores.afterCommit(() => {
-      dialer.pump(campaign.id, true)
-      dialer.pump(campaign.id, false)
-    })
-  })
-  // → spend caps are evaluated again once committed.
-  campaigns.onStatusChanged(() => stores.afterCommit(() => usage.evaluateCaps()))
-  // A campaign reaches or leaves its spend cap → its live waiting leads are held or placed again.
-  usage.onCapChange((campaign, reached) => leads.spendCapChanged(campaign, reached))
-  // A lead joins a queue (after commit) → the dialer dials while a line is free.
-  queues.onWork((campaignId, livemode) => dialer.pump(campaignId, livemode))
-  // A call ends → its line takes the next lead.
-  calls.onLineFree((campaignId, livemode) => dialer.lineFree(campaignId, livemode))
-  // The carrier turns a call away for its own limit (429) → the campaign's lines hold, then dial again.
-  calls.onCarrierThrottled((campaignId, livemode) => dialer.throttled(campaignId, livemode))
-  // A carrier's callbacks (also those of calls dialed before a restart) → the call service's events.
-  for (const each of carrierList(carrierSet)) each.connect?.(calls.carrierEvents)
-  // An event is stored (in its transaction) → its webhook deliveries are written with it (the outbox),
-  events.onRecorded((row) => webhooks.fanOut(row))
-  // → and once durable, each delivery is sent by the worker (as are those of a resumed endpoint).
-  webhooks.onDeliveryReady((delivery) => deliveries.enqueue(delivery))
-
-  // The worker reads the outbox only once the open group has committed: through this
-  // connection it would also see deliveries that are released but not yet durable.
-  stores.afterDurable(() => deliveries.restore(stores.webhooks.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)))
-
-  scheduler.every({
-    name: 'webhook_retry',
-    // Each retry has its own timer; this sweep also sends anything due those timers missed.
-    pattern: '0 * * * * *',
-    run: () => stores.afterDurable(() => deliveries.restore(stores.webhooks.dueRetries(clock.now(), 10_000))),
-  })
-
-  scheduler.every({
-    name: 'usage_count',
-    // Spec: usage is counted every 5 minutes.
-    pattern: '0 */5 * * * *',
-    run: async () => {
-      await usage.count()
-    },
-  })
-
   const exports = exportService({ stores, clock, links, dataDir: config.dataDir })
-  exports.recover()
-  // An import cut short by a stop is interrupted: the same file sent again resumes it.
-  const interruptedImports = transaction(() => imports.interruptRunning())
-  if (interruptedImports > 0) logger.info('imports_interrupted', { imports: interruptedImports })
-  scheduler.every({
-    name: 'export_cleanup',
-    // Hourly: export files are removed once their 24-hour link has expired.
-    pattern: '0 0 * * * *',
-    run: () => {
-      exports.removeExpired()
-    },
-  })
-
-  // Boot: calls cut by a stop are closed, the queues rebuilt, and dialing starts.
-  calls.recover()
-  usage.evaluateCaps()
-  leads.restore()
-  dialer.pumpAll()
-
-  scheduler.every({
-    name: 'carrier_watchdog',
-    // Each minute: a carrier call quiet for long is looked up (a lost final callback), so none stays up forever.
-    pattern: '0 * * * * *',
-    run: () => {
-      watchCarriers(carrierSet)
-    },
-  })
-
-  scheduler.every({
-    name: 'late_sweep',
-    // Spec: every 30 s.
-    pattern: '*/30 * * * * *',
-    run: () => {
-      leads.markLate()
-    },
-  })
-
-  scheduler.every({
-    name: 'retention_purge',
-    // Daily at 03:15 UTC: a quiet hour for most US and Canadian organizations.
-    pattern: '0 15 3 * * *',
-    run: () => {
-      const idempotencyRecords = idempotency.purgeExpired()
-      const consoleSessions = sessions.purgeIdle()
-      // Spec "Limits": events are kept 30 days.
-      const cutoff = clock.now() - 30 * 24 * 60 * 60 * 1000
-      const deliveryRows = stores.webhooks.purgeBefore(cutoff)
-      const eventRows = stores.events.purgeBefore(cutoff)
-      // Recordings: each organization's recording_retention_days (default 90).
-      // Standalone batches: each has committed when it returns, so its files are gone too.
-      const recordingsPurged = purgeRecordings({ stores, files: recordings, clock, transaction: (work) => database.standalone(work) })
-      logger.info('retention_purge', { idempotency_records: idempotencyRecords, events: eventRows, deliveries: deliveryRows, recordings: recordingsPurged.calls, recording_files: recordingsPurged.files, console_sessions: consoleSessions })
-    },
-  })
+  wireSubscriptions({ stores, dnc, leads, campaigns, dialer, usage, queues, calls, carrierSet, events, webhooks, deliveries })
+  bootAndSchedule({ config, database, stores, clock, scheduler, calls, usage, leads, dialer, exports, imports, idempotency, sessions, deliveries, recordings, carrierSet })
 
   for (const name of scheduler.jobNames()) metrics.job(name)
 
