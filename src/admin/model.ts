@@ -11,7 +11,7 @@ import { carrierInputSchema } from '../telephony/registry'
 // Admin limits go up to 100000 (DESIGN.md "Contract details").
 const rate = (min = 1) => t.Integer({ minimum: min, maximum: 100_000 })
 const Name = t.String({ minLength: 1, maxLength: 200 })
-// `phone` (E.164) is where a live carrier's bridge rings the person (issue 18).
+// `phone` (E.164) is where a live carrier's bridge rings the person.
 const PersonInput = t.Object(
   { id: t.Optional(t.String()), name: t.String({ minLength: 1, maxLength: 200 }), phone: t.Optional(t.String({ minLength: 1, maxLength: 32 })) },
   strict,
@@ -91,6 +91,11 @@ const campaignFields = {
 
 export const CreateCampaignBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(campaignFields), ['name']))], strict)
 export const PatchCampaignBody = t.Partial(t.Object(campaignFields), strict)
+/** An owner's change in the console: these fields, each under the same schema as here. */
+export const CampaignSettingsBody = t.Partial(
+  t.Object({ lines: campaignFields.lines, sdrs: campaignFields.sdrs, closers: campaignFields.closers, calling_hours: campaignFields.calling_hours, voicemail: campaignFields.voicemail }),
+  strict,
+)
 
 export const RetireNumberBody = t.Object(
   { phone: t.String({ minLength: 1, maxLength: 32 }), livemode: t.Optional(t.Boolean()), reason: t.Optional(t.String({ maxLength: 500 })) },
@@ -177,7 +182,7 @@ export const presentRetired = (r: RetiredNumberRow) => ({
   created: iso(r.created),
 })
 
-// ---- console accounts (issue 19) ----
+// ---- console accounts ----
 const Role = t.Union([t.Literal('owner'), t.Literal('sdr')])
 const Password = t.String({ minLength: 1, maxLength: 200 })
 

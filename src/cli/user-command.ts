@@ -1,4 +1,4 @@
-/** `dialer admin user ...`: console accounts (issue 19). The password comes from a file or stdin (secret-input.ts), or is minted. */
+/** `dialer admin user ...`: console accounts. The password comes from a file or stdin (secret-input.ts), or is minted. */
 import type { FieldKind } from './field-kind'
 import { CliError, EXIT } from './cli-error'
 import { readSecret } from './secret-input'

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import { ApiError } from '../errors'
 import { parseCalendarDate } from '../domain/calendar-date'
 import { zonedTime } from '../domain/calling-hours/calling-window'
+import { handlerOf } from '../domain/calls/call-handler'
 import { invalid } from '../errors'
 import { listReply } from '../http/paging'
 import { markRoute } from '../http/pipeline'
@@ -40,7 +41,7 @@ export const consoleCallRoutes = (s: Services) => {
         createdLte: dayBound(s, params.org, query.to, 'to'),
         startingAfter: query.starting_after || undefined,
       }, limit + 1)
-      return listReply(rows, limit, s.calls.listedView)
+      return listReply(rows, limit, (row) => ({ ...s.calls.listedView(row), handler: handlerOf(row) }))
     }, {
       params: t.Object({ org: t.String({ format: 'uuid' }) }),
       query: t.Object({
@@ -65,7 +66,7 @@ export const consoleCallRoutes = (s: Services) => {
         if (!(error instanceof ApiError) || error.code !== 'recording_not_available') throw error
       }
       const transcript = s.calls.transcript(row).map((line) => ({ ...line, at: new Date(line.at).toISOString() }))
-      return { data: { call: s.calls.view(row), transcript, recording } }
+      return { data: { call: s.calls.view(row), handler: handlerOf(row), transcript, recording } }
     }, { params: callParams, console: 'calls:read', response: { 200: CallDetailReply }, detail: hide })
     .post('/orgs/:org/calls/:id/outcome', ({ params, body, who }) => {
       const row = s.calls.visible(who, params.id)

@@ -60,7 +60,10 @@ export type Capabilities = Static<typeof Capabilities>
 export const Role = t.Union([t.Literal('owner'), t.Literal('sdr')])
 export type Role = Static<typeof Role>
 
-export const OrgSummary = t.Object({ id: Uuid, name: t.String(), timezone: t.String() })
+/** One outcome word with the organization's label for it (the label calls are filed and listed with). */
+export const OutcomeChoice = t.Object({ outcome: t.String(), label: t.String() })
+export type OutcomeChoice = Static<typeof OutcomeChoice>
+export const OrgSummary = t.Object({ id: Uuid, name: t.String(), timezone: t.String(), outcomes: t.Array(OutcomeChoice) })
 export type OrgSummary = Static<typeof OrgSummary>
 
 /** The signed-in session: who, the CSRF token for changes, the organizations it may open. */
@@ -98,15 +101,39 @@ export type BoardReply = Static<typeof BoardReply>
 export const CampaignStatusReply = dataOf(t.Object({ id: Uuid, status: t.String() }))
 export type CampaignStatusReply = Static<typeof CampaignStatusReply>
 
+/** An SDR or closer: `phone` (E.164) is where a live carrier's bridge rings them. */
+export const CampaignPerson = t.Object({ id: t.String(), name: t.String(), phone: t.Optional(t.String()) })
+export type CampaignPerson = Static<typeof CampaignPerson>
+/** What an owner may change in the console (the admin API's campaign fields of the same names). */
+export const CampaignSettings = t.Object({
+  id: Uuid,
+  name: t.String(),
+  status: t.String(),
+  lines: t.Integer(),
+  sdrs: t.Array(CampaignPerson),
+  closers: t.Array(CampaignPerson),
+  calling_hours: t.Object({ start: t.String(), end: t.String() }),
+  voicemail: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
+  updated: DateTime,
+})
+export type CampaignSettings = Static<typeof CampaignSettings>
+export const CampaignSettingsReply = dataOf(CampaignSettings)
+
 // ---- calls ----
 
-export const CallPage = pageOf(Call)
+/**
+ * A call as the console lists it: the API's Call and `handler`, the name of who took it (null:
+ * nobody did; `handled_by` then names the AI assistant even where none was on the call).
+ */
+export const ConsoleCall = t.Composite([Call, t.Object({ handler: Nullable(t.String()) })])
+export type ConsoleCall = Static<typeof ConsoleCall>
+export const CallPage = pageOf(ConsoleCall)
 export type CallPage = Static<typeof CallPage>
 export const TranscriptLine = t.Object({ speaker: t.Union([t.Literal('ai'), t.Literal('lead'), t.Literal('agent')]), name: t.String(), text: t.String(), at: DateTime })
 export type TranscriptLine = Static<typeof TranscriptLine>
 export const RecordingLink = t.Object({ url: t.String(), expires_at: DateTime })
 export type RecordingLink = Static<typeof RecordingLink>
-export const CallDetail = t.Object({ call: Call, transcript: t.Array(TranscriptLine), recording: Nullable(RecordingLink) })
+export const CallDetail = t.Object({ call: Call, handler: Nullable(t.String()), transcript: t.Array(TranscriptLine), recording: Nullable(RecordingLink) })
 export type CallDetail = Static<typeof CallDetail>
 export const CallDetailReply = dataOf(CallDetail)
 export const CallReply = dataOf(Call)

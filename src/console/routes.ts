@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { localDateOf, zonedTime } from '../domain/calling-hours/calling-window'
 import { requireConsole } from '../domain/console/console-access'
+import { OUTCOMES, outcomeLabel } from '../domain/outcomes'
 import type { ConsoleSession } from '../domain/console/sessions'
 import { ApiError } from '../errors'
 import { CONSOLE_API_PREFIX, isHttps, SESSION_COOKIE, sessionCookieName } from '../http/console-door'
@@ -9,6 +10,7 @@ import { stateOf } from '../http/request-state'
 import { iso } from '../jobs/clock'
 import type { Services } from '../services'
 import { consoleCallRoutes } from './call-routes'
+import { consoleCampaignSettingsRoutes } from './campaign-settings-routes'
 import { consoleDncRoutes } from './dnc-routes'
 import { consoleImportRoutes } from './import-routes'
 import { consoleKeyEventRoutes } from './key-event-routes'
@@ -50,7 +52,8 @@ export const consoleRoutes = (s: Services) => {
       kind: identity.kind,
       user: identity.kind === 'user' ? { id: identity.user.id, email: identity.user.email, name: identity.user.name, role: identity.user.role, org_id: identity.user.orgId } : null,
       csrf_token: session.csrfToken,
-      orgs: orgs.map((o) => ({ id: o.id, name: o.name, timezone: o.timezone })),
+      // Each outcome with the label the organization files it under (the form and the filter show it).
+      orgs: orgs.map((o) => ({ id: o.id, name: o.name, timezone: o.timezone, outcomes: OUTCOMES.map((outcome) => ({ outcome, label: outcomeLabel(o.outcomeLabels, outcome) })) })),
       capabilities: capabilitiesOf(session),
     }
   }
@@ -79,6 +82,7 @@ export const consoleRoutes = (s: Services) => {
       if (session) limits.take(session.tokenHash)
     })
     .use(consoleCallRoutes(s))
+    .use(consoleCampaignSettingsRoutes(s))
     .use(consoleDncRoutes(s))
     .use(consoleWebhookRoutes(s))
     .use(consoleImportRoutes(s))
@@ -96,7 +100,10 @@ export const consoleRoutes = (s: Services) => {
         const message = result.scope === 'account' ? 'Too many failed sign-ins for this account; wait and try again.' : 'Too many failed sign-ins from this address; wait a minute and try again.'
         throw new ApiError('rate_limited', message, { retryAfter: result.retryAfter, extras: { reason: result.scope === 'account' ? 'account_failures' : 'authentication_failures' } })
       }
-      if (!result.ok) throw new ApiError('authentication_failed', 'The email or password is wrong.', { extras: { reason: 'wrong' } })
+      // The admin token is one secret, not an account: saying which was wrong tells nothing. A
+      // person's wrong password, unknown email and disabled account share one answer.
+      const wrong = body.admin_token !== undefined ? 'The admin token is wrong.' : 'The email or password is wrong.'
+      if (!result.ok) throw new ApiError('authentication_failed', wrong, { extras: { reason: 'wrong' } })
       set.headers['set-cookie'] = cookie(result.token)
       return { data: me(result.session) }
     }, {

@@ -68,6 +68,8 @@ const SECURITY: Record<string, Row> = {
   'GET /orgs/:org/campaigns/stream': { declares: 'campaigns:read', request: byId('/campaigns/stream'), stream: true },
   'POST /orgs/:org/campaigns/:id/pause': { declares: 'campaigns:write', request: campaign('pause') },
   'POST /orgs/:org/campaigns/:id/activate': { declares: 'campaigns:write', request: campaign('activate') },
+  'GET /orgs/:org/campaigns/:id': { declares: 'campaigns:write', request: () => ({ path: `${org()}/campaigns/${w.campaignId}` }) },
+  'PATCH /orgs/:org/campaigns/:id': { declares: 'campaigns:write', request: () => ({ path: `${org()}/campaigns/${w.campaignId}`, body: { lines: 3 } }) },
   'GET /orgs/:org/calls': { declares: 'calls:read', request: byId('/calls?limit=5') },
   'GET /orgs/:org/calls/:id': { declares: 'calls:read', request: byId(`/calls/${SAMPLE}`) },
   'POST /orgs/:org/calls/:id/outcome': { declares: 'calls:write', request: () => ({ path: `${org()}/calls/${SAMPLE}/outcome`, body: { outcome: 'interested' } }) },

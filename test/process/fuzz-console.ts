@@ -23,6 +23,7 @@ const ACCESS: Record<string, Access> = {
   'POST /session': 'sign-in', 'GET /session': 'session', 'DELETE /session': 'session',
   'GET /orgs/{org}/campaigns': 'session', 'GET /orgs/{org}/campaigns/stream': 'session',
   'POST /orgs/{org}/campaigns/{id}/pause': 'owner', 'POST /orgs/{org}/campaigns/{id}/activate': 'owner',
+  'GET /orgs/{org}/campaigns/{id}': 'owner', 'PATCH /orgs/{org}/campaigns/{id}': 'owner',
   'GET /orgs/{org}/calls': 'session', 'GET /orgs/{org}/calls/{id}': 'session', 'POST /orgs/{org}/calls/{id}/outcome': 'session',
   'GET /orgs/{org}/dnc': 'session', 'GET /orgs/{org}/dnc/check': 'session', 'POST /orgs/{org}/dnc': 'owner', 'DELETE /orgs/{org}/dnc/{id}': 'owner',
   'GET /orgs/{org}/webhooks': 'session', 'GET /orgs/{org}/webhooks/{id}/deliveries': 'session',

@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks'
-import { OUTCOMES } from '../../domain/outcomes'
-import type { BoardCampaign, Call, CallDetail } from '../model'
+import type { BoardCampaign, Call, CallDetail, ConsoleCall, OutcomeChoice } from '../model'
 import { api, errorText } from './api'
 import { formatPhone } from './format'
 import { Alert, Loaded, Time } from './parts'
+import { Recording } from './recording'
 import { navigate, onLinkClick } from './router'
 import { useApi, usePagedApi } from './use-api'
 
 /** Calls, newest first, filtered by campaign, outcome and day; each links to its page. */
-export function Calls(props: { orgId: string; zone: string }) {
+export function Calls(props: { orgId: string; zone: string; outcomes: OutcomeChoice[] }) {
   const params = new URLSearchParams(location.search)
   const filter = { campaign_id: params.get('campaign_id') ?? '', outcome: params.get('outcome') ?? '', from: params.get('from') ?? '', to: params.get('to') ?? '' }
   const query = new URLSearchParams({ limit: '50' })
@@ -18,7 +18,7 @@ export function Calls(props: { orgId: string; zone: string }) {
   if (filter.from) query.set('from', filter.from)
   if (filter.to) query.set('to', filter.to)
   const campaigns = useApi<BoardCampaign[]>(`/orgs/${props.orgId}/campaigns`)
-  const rows = usePagedApi<Call>(`/orgs/${props.orgId}/calls?${query}`)
+  const rows = usePagedApi<ConsoleCall>(`/orgs/${props.orgId}/calls?${query}`)
 
   function applyFilter(event: Event) {
     event.preventDefault()
@@ -44,7 +44,7 @@ export function Calls(props: { orgId: string; zone: string }) {
         <label>Outcome
           <select name="outcome">
             <option value="">Any outcome</option>
-            {OUTCOMES.map((o) => <option value={o} selected={o === filter.outcome}>{o.replace(/_/g, ' ')}</option>)}
+            {props.outcomes.map((o) => <option value={o.outcome} selected={o.outcome === filter.outcome}>{o.label}</option>)}
           </select>
         </label>
         <label>From <input type="date" name="from" defaultValue={filter.from} /></label>
@@ -65,7 +65,7 @@ export function Calls(props: { orgId: string; zone: string }) {
                 <td>{call.lead?.name ?? 'Unnamed lead'} <span class="muted">{call.lead?.phone ? formatPhone(call.lead.phone) : ''}</span></td>
                 <td>{call.status.replace('_', ' ')}</td>
                 <td>{call.outcome_label ?? (call.status === 'ended' ? 'not filed yet' : '')}</td>
-                <td>{call.handled_by.name}</td>
+                <td>{handlerText(call.handler, call.status)}</td>
                 <td>{call.duration_seconds === null ? '' : `${call.duration_seconds} s`}</td>
               </tr>
             ))}
@@ -78,7 +78,7 @@ export function Calls(props: { orgId: string; zone: string }) {
 }
 
 /** One call: what happened, its recording and transcript, and the outcome form. */
-export function CallPage(props: { orgId: string; callId: string; zone: string; canFile: boolean }) {
+export function CallPage(props: { orgId: string; callId: string; zone: string; outcomes: OutcomeChoice[]; canFile: boolean }) {
   const read = useApi<CallDetail>(`/orgs/${props.orgId}/calls/${props.callId}`)
   const [error, setError] = useState<string | null>(null)
   const [saved, setSaved] = useState<string | null>(null)
@@ -109,12 +109,12 @@ export function CallPage(props: { orgId: string; callId: string; zone: string; c
         <dt>Phone</dt><dd>{call.lead?.phone ? formatPhone(call.lead.phone) : '—'}</dd>
         <dt>Started</dt><dd><Time at={call.started} zone={props.zone} /></dd>
         <dt>Status</dt><dd>{call.status.replace('_', ' ')}</dd>
-        <dt>Handled by</dt><dd>{call.handled_by.name} ({call.handled_by.role})</dd>
+        <dt>Handled by</dt><dd>{detail.handler === null ? handlerText(null, call.status) || '—' : `${detail.handler} (${call.handled_by.role})`}</dd>
         <dt>Duration</dt><dd>{call.duration_seconds === null ? '—' : `${call.duration_seconds} s`}</dd>
         <dt>Outcome</dt><dd>{call.outcome_label ?? 'not filed yet'}{call.note ? ` — ${call.note}` : ''}</dd>
       </dl>
       <h2>Recording</h2>
-      {detail.recording ? <audio controls preload="none" src={detail.recording.url} aria-label="Call recording" /> : <p class="empty">No recording for this call.</p>}
+      {detail.recording ? <Recording link={detail.recording} reload={read.reload} /> : <p class="empty">No recording for this call.</p>}
       <h2>Transcript</h2>
       {detail.transcript.length === 0 ? <p class="empty">No transcript for this call.</p> : (
         <ol class="transcript">
@@ -126,7 +126,7 @@ export function CallPage(props: { orgId: string; callId: string; zone: string; c
           <h2 id="outcome-title">{call.outcome ? 'Correct the outcome' : 'File the outcome'}</h2>
           <label>Outcome
             <select name="outcome" required>
-              {OUTCOMES.map((o) => <option value={o} selected={o === (call.outcome ?? 'interested')}>{o.replace(/_/g, ' ')}</option>)}
+              {props.outcomes.map((o) => <option value={o.outcome} selected={o.outcome === (call.outcome ?? 'interested')}>{o.label}</option>)}
             </select>
           </label>
           <label>Note <textarea name="note" rows={3} maxLength={5000} defaultValue={call.note ?? ''} /></label>
@@ -137,4 +137,10 @@ export function CallPage(props: { orgId: string; callId: string; zone: string; c
       <Alert text={error} />
     </section>
   )
+}
+
+/** Who took a call: the server names them (`handler`); nobody took an ended call it has no name for. */
+function handlerText(handler: string | null, status: Call['status']): string {
+  if (handler !== null) return handler
+  return status === 'ended' ? 'Nobody took the call' : ''
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { BoardCampaign, BoardReply, CampaignStatusReply } from '../model'
 import { api, errorText } from './api'
 import { Alert, Loaded } from './parts'
+import { onLinkClick } from './router'
 import { useApi } from './use-api'
 
 /** Campaigns: what each is doing now, live (server-sent events), with pause and activate. */
@@ -50,7 +51,7 @@ export function Campaigns(props: { orgId: string; canWrite: boolean }) {
           <tbody>
             {list.map((row) => (
               <tr key={row.id} data-campaign={row.id}>
-                <th scope="row">{row.name}</th>
+                <th scope="row">{props.canWrite ? <a href={`/console/campaigns/${row.id}?org=${props.orgId}`} onClick={onLinkClick} aria-label={`${row.name} settings`}>{row.name}</a> : row.name}</th>
                 <td><span class={`status status-${row.status}`}>{row.status}</span></td>
                 <td>{row.lines_in_use} / {row.lines}</td>
                 <td>{row.queued_call_now}</td>

@@ -2,7 +2,8 @@
 
 export function localTime(isoOrMs: string | number, zone: string): { text: string; utc: string } {
   const date = new Date(isoOrMs)
-  const text = new Intl.DateTimeFormat('en-US', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' }).format(date)
+  // The zone's abbreviation (CST, EDT; GMT+1 where English has none) beside each time.
+  const text = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(date)
   return { text, utc: date.toISOString() }
 }
 

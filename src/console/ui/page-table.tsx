@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact'
+import type { OrgSummary } from '../model'
 import type { Capabilities } from './api'
 import { CallPage, Calls } from './calls'
+import { CampaignSettingsPage } from './campaign-settings'
 import { Campaigns } from './campaigns'
 import { Dnc } from './dnc'
 import { Events } from './events'
@@ -13,7 +15,7 @@ import { Webhooks } from './webhooks'
 
 /** What a page is drawn with: the organization, what the session may do, and the id in its path. */
 export interface PageContext {
-  org: { id: string; name: string; timezone: string }
+  org: OrgSummary
   can: Capabilities
   id: string
 }
@@ -33,10 +35,11 @@ export interface PageEntry {
 /** Every console page, in nav order: the router, the nav and the titles are read from here. */
 export const PAGES: readonly PageEntry[] = [
   { pattern: 'campaigns', nav: 'Campaigns', title: 'Campaigns', needs: 'campaigns_read', render: (p) => <Campaigns orgId={p.org.id} canWrite={p.can.campaigns_write} /> },
+  { pattern: 'campaigns/:id', title: 'Campaign settings', needs: 'campaigns_write', render: (p) => <CampaignSettingsPage orgId={p.org.id} campaignId={p.id} /> },
   { pattern: 'leads', nav: 'Leads', title: 'Leads', needs: 'leads_read', render: (p) => <Leads orgId={p.org.id} zone={p.org.timezone} /> },
   { pattern: 'leads/:id', title: 'Lead', needs: 'leads_read', render: (p) => <LeadPage orgId={p.org.id} leadId={p.id} zone={p.org.timezone} canCall={p.can.calls_write} /> },
-  { pattern: 'calls', nav: 'Calls', title: 'Calls', needs: 'calls_read', render: (p) => <Calls orgId={p.org.id} zone={p.org.timezone} /> },
-  { pattern: 'calls/:id', title: 'Call', needs: 'calls_read', render: (p) => <CallPage orgId={p.org.id} callId={p.id} zone={p.org.timezone} canFile={p.can.calls_write} /> },
+  { pattern: 'calls', nav: 'Calls', title: 'Calls', needs: 'calls_read', render: (p) => <Calls orgId={p.org.id} zone={p.org.timezone} outcomes={p.org.outcomes} /> },
+  { pattern: 'calls/:id', title: 'Call', needs: 'calls_read', render: (p) => <CallPage orgId={p.org.id} callId={p.id} zone={p.org.timezone} outcomes={p.org.outcomes} canFile={p.can.calls_write} /> },
   { pattern: 'dnc', nav: 'Do Not Call', title: 'Do Not Call', needs: 'dnc_read', render: (p) => <Dnc orgId={p.org.id} zone={p.org.timezone} canWrite={p.can.dnc_write} /> },
   { pattern: 'webhooks', nav: 'Webhooks', title: 'Webhooks', needs: 'events_read', render: (p) => <Webhooks orgId={p.org.id} zone={p.org.timezone} canWrite={p.can.webhooks_write} /> },
   { pattern: 'events', nav: 'Events', title: 'Events', needs: 'events_read', render: (p) => <Events orgId={p.org.id} zone={p.org.timezone} /> },

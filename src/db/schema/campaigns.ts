@@ -6,7 +6,7 @@ import type { Voicemail } from '../../telephony/call-values'
 export interface Person {
   id: string
   name: string
-  /** E.164, the number a real carrier bridges to (issue 18); absent when not given. */
+  /** E.164, the number a real carrier bridges to; absent when not given. */
   phone?: string
 }
 

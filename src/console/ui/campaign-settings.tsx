@@ -1,0 +1,170 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { CampaignPerson, CampaignSettings } from '../model'
+import { api, ApiFailure, errorText } from './api'
+import { Alert, Loaded } from './parts'
+import { onLinkClick } from './router'
+import { useApi } from './use-api'
+
+type VoicemailKind = 'none' | 'say' | 'audio_url'
+interface Draft {
+  lines: string
+  sdrs: CampaignPerson[]
+  closers: CampaignPerson[]
+  start: string
+  end: string
+  voicemailKind: VoicemailKind
+  voicemail: string
+}
+/** The failure the API named a field for (`param`), shown next to that field. */
+interface FieldError { param: string | null; message: string }
+
+const draftOf = (c: CampaignSettings): Draft => ({
+  lines: String(c.lines),
+  sdrs: c.sdrs,
+  closers: c.closers,
+  start: c.calling_hours.start,
+  end: c.calling_hours.end,
+  voicemailKind: c.voicemail === null ? 'none' : 'say' in c.voicemail ? 'say' : 'audio_url',
+  voicemail: c.voicemail === null ? '' : 'say' in c.voicemail ? c.voicemail.say : c.voicemail.audio_url,
+})
+
+/** The body of the change: the admin API's campaign fields; a person's blank phone is left out. */
+function bodyOf(d: Draft) {
+  const people = (list: CampaignPerson[]) => list.map((p) => ({ ...(p.id ? { id: p.id } : {}), name: p.name, ...(p.phone ? { phone: p.phone } : {}) }))
+  return {
+    lines: /^\d+$/.test(d.lines.trim()) ? Number(d.lines) : d.lines,
+    sdrs: people(d.sdrs),
+    closers: people(d.closers),
+    calling_hours: { start: d.start, end: d.end },
+    voicemail: d.voicemailKind === 'none' ? null : d.voicemailKind === 'say' ? { say: d.voicemail } : { audio_url: d.voicemail },
+  }
+}
+
+const idOf = (param: string) => `field-${param.replace(/[^a-z0-9]+/gi, '-')}`
+
+/** A campaign's settings for its owners: lines, SDRs and closers with their phones, calling hours, voicemail. */
+export function CampaignSettingsPage(props: { orgId: string; campaignId: string }) {
+  const read = useApi<CampaignSettings>(`/orgs/${props.orgId}/campaigns/${props.campaignId}`)
+  const [draft, setDraft] = useState<Draft | null>(null)
+  const [failure, setFailure] = useState<FieldError | null>(null)
+  const [saved, setSaved] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+
+  useEffect(() => {
+    if (read.data && draft === null) setDraft(draftOf(read.data))
+  }, [read.data])
+
+  const change = (patch: Partial<Draft>) => setDraft((d) => (d ? { ...d, ...patch } : d))
+  /** Where the API's `param` points: `sdrs[1].phone` is the second SDR's phone field. */
+  const errorFor = (param: string) => (failure && failure.param === param ? failure.message : null)
+  const fieldProps = (param: string) => {
+    const message = errorFor(param)
+    return { id: idOf(param), 'aria-invalid': message ? true : undefined, 'aria-describedby': message ? `${idOf(param)}-error` : undefined }
+  }
+  // Called as functions, not components: a component declared in here would be a new type each
+  // render, and its inputs would lose focus at every key.
+  const fieldError = (param: string) => {
+    const message = errorFor(param)
+    return message ? <span class="error field-error" id={`${idOf(param)}-error`} role="alert">{message}</span> : null
+  }
+  const known = (param: string | null, d: Draft) => {
+    if (param === null) return false
+    if (['lines', 'calling_hours.start', 'calling_hours.end', 'voicemail.say', 'voicemail.audio_url'].includes(param)) return true
+    const m = /^(sdrs|closers)\[(\d+)\]\.(name|phone)$/.exec(param)
+    return m !== null && Number(m[2]) < d[m[1] as 'sdrs' | 'closers'].length
+  }
+
+  async function save(event: Event) {
+    event.preventDefault()
+    if (!draft) return
+    setFailure(null)
+    setSaved(null)
+    setBusy(true)
+    try {
+      const reply = await api<{ data: CampaignSettings }>('PATCH', `/orgs/${props.orgId}/campaigns/${props.campaignId}`, bodyOf(draft))
+      read.set(reply.data)
+      setDraft(draftOf(reply.data))
+      setSaved('Settings saved.')
+    } catch (e) {
+      setFailure({ param: e instanceof ApiFailure ? e.param : null, message: errorText(e) })
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  function people(p: { role: 'sdrs' | 'closers'; title: string; one: string }) {
+    const list = draft![p.role]
+    const set = (i: number, patch: Partial<CampaignPerson>) => change({ [p.role]: list.map((x, j) => (j === i ? { ...x, ...patch } : x)) })
+    return (
+      <fieldset class="people">
+        <legend>{p.title}</legend>
+        {list.length === 0 && <p class="empty">None yet.</p>}
+        {list.map((person, i) => (
+          <div class="person" key={person.id || `new-${i}`}>
+            <label>Name
+              <input value={person.name} onInput={(e) => set(i, { name: e.currentTarget.value })} {...fieldProps(`${p.role}[${i}].name`)} />
+              {fieldError(`${p.role}[${i}].name`)}
+            </label>
+            <label>Phone
+              <input type="tel" value={person.phone ?? ''} placeholder="+13125550150" onInput={(e) => set(i, { phone: e.currentTarget.value.trim() || undefined })} {...fieldProps(`${p.role}[${i}].phone`)} />
+              {fieldError(`${p.role}[${i}].phone`)}
+            </label>
+            <button type="button" class="secondary" onClick={() => change({ [p.role]: list.filter((_, j) => j !== i) })} aria-label={`Remove ${person.name || `${p.one} ${i + 1}`}`}>Remove</button>
+          </div>
+        ))}
+        <button type="button" class="secondary" onClick={() => change({ [p.role]: [...list, { id: '', name: '' }] })}>Add {p.one === 'SDR' ? 'an SDR' : `a ${p.one}`}</button>
+      </fieldset>
+    )
+  }
+
+  return (
+    <section aria-labelledby="settings-title">
+      <p><a href={`/console/campaigns?org=${props.orgId}`} onClick={onLinkClick}>← All campaigns</a></p>
+      <Alert text={read.error} />
+      <Loaded state={read}>{(campaign) => !draft ? null : (
+        <form class="settings" onSubmit={save} noValidate>
+          <h1 id="settings-title">{campaign.name}: settings</h1>
+          <p class="muted">Status: {campaign.status}. Changes apply to the next calls; calls up now carry on.</p>
+          <label>Lines (calls at once)
+            <input name="lines" inputMode="numeric" value={draft.lines} onInput={(e) => change({ lines: e.currentTarget.value })} {...fieldProps('lines')} />
+            {fieldError('lines')}
+          </label>
+          <fieldset class="hours">
+            <legend>Calling hours (the lead’s local time, within 08:00–21:00)</legend>
+            <label>From
+              <input type="time" value={draft.start} onInput={(e) => change({ start: e.currentTarget.value })} {...fieldProps('calling_hours.start')} />
+              {fieldError('calling_hours.start')}
+            </label>
+            <label>To
+              <input type="time" value={draft.end} onInput={(e) => change({ end: e.currentTarget.value })} {...fieldProps('calling_hours.end')} />
+              {fieldError('calling_hours.end')}
+            </label>
+          </fieldset>
+          {people({ role: 'sdrs', title: 'SDRs (phones: where a live carrier rings them)', one: 'SDR' })}
+          {people({ role: 'closers', title: 'Closers', one: 'closer' })}
+          <fieldset class="voicemail">
+            <legend>Voicemail on an answering machine</legend>
+            <label>Leave
+              <select value={draft.voicemailKind} onChange={(e) => change({ voicemailKind: e.currentTarget.value as VoicemailKind })}>
+                <option value="none">nothing</option>
+                <option value="say">a message read out</option>
+                <option value="audio_url">an audio file (https URL)</option>
+              </select>
+            </label>
+            {draft.voicemailKind !== 'none' && (
+              <label>{draft.voicemailKind === 'say' ? 'Message' : 'Audio URL'}
+                {draft.voicemailKind === 'say'
+                  ? <textarea rows={3} maxLength={1000} value={draft.voicemail} onInput={(e) => change({ voicemail: e.currentTarget.value })} {...fieldProps('voicemail.say')} />
+                  : <input type="url" value={draft.voicemail} onInput={(e) => change({ voicemail: e.currentTarget.value })} {...fieldProps('voicemail.audio_url')} />}
+                {fieldError(`voicemail.${draft.voicemailKind}`)}
+              </label>
+            )}
+          </fieldset>
+          {failure && !known(failure.param, draft) && <p class="error" role="alert">{failure.message}</p>}
+          {saved && <p role="status" class="ok">{saved}</p>}
+          <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button>
+        </form>
+      )}</Loaded>
+    </section>
+  )
+}
