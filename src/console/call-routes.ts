@@ -23,7 +23,7 @@ function dayBound(s: Services, orgId: string, day: string | undefined, param: 'f
 const callParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }) })
 
 /**
- * Calls in the console (issue 19): the list with its filters, one call with its transcript and
+ * Calls in the console: the list with its filters, one call with its transcript and
  * recording link, and the outcome form (the SDR's daily work). Same rules as GET /calls and the
  * admin outcome route.
  */

@@ -19,7 +19,7 @@ const live = (who: Principal) => ({ orgId: who.orgId, livemode: true })
 const entry = (row: DncEntryRow) => ({ id: row.id, phone: row.phone, source: row.source, created: iso(row.created) })
 
 /**
- * Do Not Call in the console (issue 19): check a number, add one or a pasted list, search,
+ * Do Not Call in the console: check a number, add one or a pasted list, search,
  * remove. The organization's live list, with the same checks as the external API; SDRs read,
  * owners change it.
  */

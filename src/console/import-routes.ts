@@ -7,7 +7,7 @@ import type { Services } from '../services'
 import { consoleContext } from './context'
 import { ImportReply } from './model'
 
-/** The console's Import page (issue 19): a dry run for the preview, then the import; owners (leads:write). */
+/** The console's Import page: a dry run for the preview, then the import; owners (leads:write). */
 export const consoleImportRoutes = (s: Services) => {
   return new Elysia()
     .use(consoleContext(s))

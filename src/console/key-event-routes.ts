@@ -10,7 +10,7 @@ const hide = { hide: true }
 const orgParams = t.Object({ org: t.String({ format: 'uuid' }) })
 
 /**
- * Events and API keys in the console (issue 19). Events: the organization's live events with
+ * Events and API keys in the console. Events: the organization's live events with
  * type and object filters, each one's JSON as sent. Keys: owners (and the operator) list,
  * create (the secret shown once) and revoke the organization's keys, with the admin API's rules.
  */

@@ -10,7 +10,7 @@ const hide = { hide: true }
 const leadParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.String({ format: 'uuid' }) })
 
 /**
- * Leads in the console (issue 19): search by name, phone, email or external id; one lead with
+ * Leads in the console: search by name, phone, email or external id; one lead with
  * why it waits (the contactability explanation), its calls and events; "call now" through the
  * same rules as POST /calls. A session runs one search at a time (the lease is given back once
  * the reply is out).

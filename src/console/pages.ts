@@ -6,7 +6,7 @@ import { markRoute } from '../http/pipeline'
 import { CONSOLE_SCRIPT, CONSOLE_STYLE, CONSOLE_VERSION } from './bundle.generated'
 
 /**
- * The console's page and assets (issue 19), served from the bundle built into the binary
+ * The console's page and assets, served from the bundle built into the binary
  * (scripts/build-console.ts): nothing from a CDN, so it works offline. Every console URL gets
  * the same page; the script shows the page the path names. The assets' names carry the
  * bundle's hash, so they are cached for good and a new version is fetched at once.

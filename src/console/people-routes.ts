@@ -8,7 +8,7 @@ import { UserList, UserReply } from './model'
 
 const hide = { hide: true }
 
-/** The People page (issue 19): the operator makes and disables an organization's console accounts, as `dialer admin user ...` does. */
+/** The People page: the operator makes and disables an organization's console accounts, as `dialer admin user ...` does. */
 export const consolePeopleRoutes = (s: Services) => {
   return new Elysia()
     .use(consoleContext(s))

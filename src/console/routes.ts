@@ -32,7 +32,7 @@ const BOARD_EVERY_MS = 2_000
 
 
 /**
- * The console's JSON API (issue 19), for its own pages only: same error envelope as the
+ * The console's JSON API, for its own pages only: same error envelope as the
  * external API, behind the session cookie (src/http/console-door.ts). Each organization's data
  * goes through the same services and rules as an API key of it (consolePrincipal).
  */

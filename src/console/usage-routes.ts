@@ -4,7 +4,7 @@ import type { Services } from '../services'
 import { consoleContext } from './context'
 import { UsageReply } from './model'
 
-/** Usage in the console (issue 19): a month by day, by campaign and by key, as GET /usage; with the campaigns' spend caps. */
+/** Usage in the console: a month by day, by campaign and by key, as GET /usage; with the campaigns' spend caps. */
 export const consoleUsageRoutes = (s: Services) => {
   return new Elysia()
     .use(consoleContext(s))

@@ -11,7 +11,7 @@ const endpointParams = t.Object({ org: t.String({ format: 'uuid' }), id: t.Strin
 const DELIVERY_STATUS = t.Union([t.Literal('pending'), t.Literal('sent'), t.Literal('failed'), t.Literal('gave_up'), t.Literal('skipped_paused')])
 
 /**
- * Webhooks in the console (issue 19): the organization's live endpoints with their status and
+ * Webhooks in the console: the organization's live endpoints with their status and
  * failing-since, each one's delivery log (the receiver's status and body), resend, a test
  * event, pause and resume, a new secret (shown once).
  */

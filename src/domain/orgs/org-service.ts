@@ -31,7 +31,7 @@ const DEFAULTS = {
   plan_requests_per_minute: 600,
   recording_enabled: true,
   webhook_endpoint_limit: 16,
-  // Issue 18: recordings are kept 90 days unless the organization says otherwise.
+  // Recordings are kept 90 days unless the organization says otherwise.
   recording_retention_days: 90,
 }
 
