@@ -53,7 +53,8 @@ describe('lead import', () => {
     expect(r.body.data.columns.find((c: any) => c.header === 'ignored').target).toBeNull()
     const leads = (await h.api('GET', `/leads?campaign_id=${campaignId}&limit=10`, { key: live })).body.data
     expect(leads.map((l: any) => l.name).sort()).toEqual(['Ann', 'Lee, Bob'])
-    expect(leads.find((l: any) => l.name === 'Ann')).toMatchObject({ status: 'held', external_id: 'crm-1', fields: { roof: 'shingle' } })
+    // The import's own source: not an API lead (no waiting-lead count), never called now.
+    expect(leads.find((l: any) => l.name === 'Ann')).toMatchObject({ status: 'held', external_id: 'crm-1', fields: { roof: 'shingle' }, lead_source: 'import', call_now: false, consent: null })
     expect((h.services.database.sqlite.query('SELECT count(*) AS n FROM events').get() as { n: number }).n).toBe(events)
     // Importing the same file again adds nothing: they are leads of the campaign now.
     const again = await importCsv('phone\n(212) 555-3001\n')

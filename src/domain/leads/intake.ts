@@ -1,13 +1,13 @@
-import type { LeadRow, NewLead } from '../../db/stores/lead-store'
+import type { LeadRow } from '../../db/stores/lead-store'
 import { ApiError, itemErrorBody } from '../../errors'
 import { iso } from '../../jobs/clock'
 import type { Principal } from '../access/permissions'
-import { newId } from '../ids'
 import { checkIntake, type IntakeContext } from './intake-checks'
-import { emptyToNull, type LeadCore } from './lead-core'
-import { consentColumns, type LeadInput } from './lead-input'
+import type { LeadCore } from './lead-core'
+import type { LeadInput } from './lead-input'
 import type { BatchResult, IntakeReply } from './lead-shape'
-import { eventLead, queuePosition, waitFor } from './lead-view'
+import { queuePosition, waitFor } from './lead-view'
+import { API_LEADS, type LeadWriter } from './lead-writer'
 
 export interface IntakeOutcome {
   reply: IntakeReply
@@ -15,9 +15,9 @@ export interface IntakeOutcome {
   created: boolean
 }
 
-/** POST /leads and POST /leads/batch: the checks (intake-checks.ts), the write, the reply. */
-export function leadIntake(core: LeadCore) {
-  const { stores, clock } = core.deps
+/** POST /leads and POST /leads/batch: the checks (intake-checks.ts), the write (lead-writer.ts), the reply. */
+export function leadIntake(core: LeadCore, writer: LeadWriter) {
+  const { stores } = core.deps
   const leads = stores.leads
 
   function dryReply(principal: Principal, input: LeadInput, p: IntakeContext): IntakeReply {
@@ -58,69 +58,6 @@ export function leadIntake(core: LeadCore) {
     }
   }
 
-  /** Writes an accepted lead (inside the caller's transaction); returns its row. */
-  function write(principal: Principal, input: LeadInput, p: IntakeContext): { row: LeadRow; requeued: boolean } {
-    const now = clock.now()
-    if (p.existing) {
-      const before = p.existing
-      const changes: Partial<NewLead> = {
-        callNow: p.callNow,
-        queuedAt: now,
-        lastPostedAt: now,
-        late: false,
-        outReason: null,
-        callbackAt: null,
-        // A re-queued lead starts afresh: no wait left over from before.
-        dueAt: null,
-        dueReason: null,
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.email !== undefined ? { email: input.email } : {}),
-        ...(input.address !== undefined ? { address: input.address } : {}),
-        ...(input.fields !== undefined ? { fields: { ...before.fields, ...input.fields } } : {}),
-        ...(input.consent !== undefined ? consentColumns(input.consent, now) : {}),
-        ...(input.external_id !== undefined && before.externalId === null ? { externalId: input.external_id } : {}),
-      }
-      Object.assign(changes, core.placementChanges(p.placement, { callNow: p.callNow, queuedAt: now }))
-      if (p.callNow) changes.callRequestedBy = principal.keyId
-      const row = core.save(before, changes)
-      if (p.callNow) leads.insertCallRequest({ id: newId(), leadId: row.id, keyId: principal.keyId, at: now })
-      core.emit('lead.queued', row)
-      return { row, requeued: true }
-    }
-    const fresh: NewLead = {
-      id: newId(),
-      orgId: principal.orgId,
-      campaignId: p.campaign.id,
-      livemode: principal.livemode,
-      externalId: input.external_id ?? null,
-      phone: p.e164,
-      name: emptyToNull(input.name),
-      email: emptyToNull(input.email),
-      address: emptyToNull(input.address),
-      fields: input.fields ?? {},
-      ...(input.consent !== undefined ? consentColumns(input.consent, now) : { consent: null }),
-      leadSource: 'api',
-      owner: null,
-      addedByKeyId: principal.keyId,
-      callRequestedBy: p.callNow ? principal.keyId : null,
-      callNow: p.callNow,
-      queuedAt: now,
-      lastPostedAt: now,
-      created: now,
-      updated: now,
-      status: 'new',
-    }
-    Object.assign(fresh, core.placementChanges(p.placement, { callNow: p.callNow, queuedAt: now }))
-    const row = leads.insert(fresh)
-    core.follow(null, row)
-    // Both events carry the same lead: built and serialized once.
-    const object = { ...eventLead(row, { calls: [] }) }
-    const objectJson = JSON.stringify(object)
-    core.emitObject('lead.created', row, object, objectJson)
-    core.emitObject('lead.queued', row, object, objectJson)
-    return { row, requeued: false }
-  }
-
   function takeLeadAllowance(principal: Principal, count: number): void {
     const taken = core.deps.newLeads.tryAdd(principal.keyId, count, principal.leadsPerMinute)
     if (!taken.allowed) {
@@ -137,7 +74,8 @@ export function leadIntake(core: LeadCore) {
       try {
         takeLeadAllowance(principal, 1)
         const prepared = checkIntake(core, principal, input, '')
-        const { row, requeued } = stores.transaction(() => write(principal, input, prepared))
+        const row = stores.transaction(() => writer.write(principal, input, prepared, API_LEADS))
+        const requeued = prepared.existing !== undefined
         return { reply: intakeReply(row, requeued), created: !requeued }
       } catch (error) {
         if (error instanceof ApiError) core.deps.onRefused(error.code)
@@ -160,18 +98,18 @@ export function leadIntake(core: LeadCore) {
         }
       }
       const seen = new Map<string, string | null>()
-      type Taken = { index: number; written: { row: LeadRow; requeued: boolean } }
+      type Taken = { index: number; written: LeadRow; requeued: boolean }
       const results = stores.transaction(() =>
         items.map(({ input, error }, index): BatchResult | Taken => {
           const at = `leads[${index}].`
           try {
             if (error) throw error
             const prepared = checkIntake(core, principal, input, at, seen)
-            const written = options.dryRun ? null : write(principal, input, prepared)
-            const id = written?.row.id ?? null
+            const written = options.dryRun ? null : writer.write(principal, input, prepared, API_LEADS)
+            const id = written?.id ?? null
             seen.set(`p:${prepared.campaign.id}:${prepared.e164}`, id)
             if (input.external_id !== undefined) seen.set(`x:${prepared.campaign.id}:${input.external_id}`, id)
-            return written ? { index, written } : { index, ok: true, lead: dryReply(principal, input, prepared) }
+            return written ? { index, written, requeued: prepared.existing !== undefined } : { index, ok: true, lead: dryReply(principal, input, prepared) }
           } catch (failure) {
             if (!(failure instanceof ApiError)) throw failure
             // Items the body schema refused never reached intake; they are not counted.
@@ -186,7 +124,7 @@ export function leadIntake(core: LeadCore) {
       )
       // Places in line are read after the whole batch committed and joined the queue.
       return results.map((result) =>
-        'written' in result ? { index: result.index, ok: true, lead: intakeReply(result.written.row, result.written.requeued) } : result,
+        'written' in result ? { index: result.index, ok: true, lead: intakeReply(result.written, result.requeued) } : result,
       )
     },
   }

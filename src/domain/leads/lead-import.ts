@@ -1,12 +1,11 @@
-import type { LeadRow, NewLead } from '../../db/stores/lead-store'
 import { ApiError, invalid, notFound } from '../../errors'
 import type { Principal } from '../access/permissions'
-import { newId } from '../ids'
 import type { ImportService } from '../imports/import-service'
 import { csvBatches, holdFile, nextTurn } from './csv-stream'
 import { checkIntake, IMPORT_CHECKS } from './intake-checks'
-import { emptyToNull, type LeadCore } from './lead-core'
+import type { LeadCore } from './lead-core'
 import type { LeadInput } from './lead-input'
+import { IMPORTED_LEADS, type LeadWriter } from './lead-writer'
 
 /**
  * CSV import of leads into a campaign (issue 19): the admin API, the CLI and the console's
@@ -131,22 +130,8 @@ interface Tally {
 
 const newTally = (): Tally => ({ seen: new Map(), errors: [], counts: {}, imported: 0, failed: 0 })
 
-export function leadImport(core: LeadCore, records: ImportService) {
-  const { stores, clock } = core.deps
-
-  function write(principal: Principal, input: LeadInput, ctx: ReturnType<typeof checkIntake>): LeadRow {
-    const now = clock.now()
-    const fresh: NewLead = {
-      id: newId(), orgId: principal.orgId, campaignId: ctx.campaign.id, livemode: principal.livemode,
-      externalId: input.external_id ?? null, phone: ctx.e164, name: emptyToNull(input.name), email: emptyToNull(input.email),
-      address: emptyToNull(input.address), fields: input.fields ?? {}, consent: null, leadSource: 'import', owner: null,
-      addedByKeyId: principal.keyId, callRequestedBy: null, callNow: false, queuedAt: now, lastPostedAt: now, created: now, updated: now, status: 'new',
-    }
-    Object.assign(fresh, core.placementChanges(ctx.placement, { callNow: false, queuedAt: now }))
-    const row = stores.leads.insert(fresh)
-    core.follow(null, row)
-    return row
-  }
+export function leadImport(core: LeadCore, records: ImportService, writer: LeadWriter) {
+  const { stores } = core.deps
 
   /** The whole file is refused before anything is read for a campaign that cannot take leads (as the first row would be). */
   function checkCampaign(principal: Principal, campaignId: string): void {
@@ -163,7 +148,7 @@ export function leadImport(core: LeadCore, records: ImportService) {
         const ctx = checkIntake(core, principal, input, '', tally.seen, IMPORT_CHECKS)
         // Already a lead of the campaign (quiet long enough to re-queue through the API): imports only add.
         if (ctx.existing) throw new ApiError('duplicate_lead', 'This number or external_id is already a lead of the campaign.', { param: 'phone' })
-        const id = dryRun ? null : write(principal, input, ctx).id
+        const id = dryRun ? null : writer.write(principal, input, ctx, IMPORTED_LEADS).id
         tally.seen.set(`p:${ctx.campaign.id}:${ctx.e164}`, id)
         if (input.external_id !== undefined) tally.seen.set(`x:${ctx.campaign.id}:${input.external_id}`, id)
         tally.imported++

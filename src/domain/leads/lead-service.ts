@@ -6,6 +6,7 @@ import { leadHolds } from './lead-holds'
 import { leadImport } from './lead-import'
 import { leadIntake } from './intake'
 import { leadReads } from './lead-reads'
+import { leadWriter } from './lead-writer'
 
 export { DEFAULT_HANDLE_SECONDS, LATE_SWEEP_MS, type CallActivity, type HandleTimeSource, type LeadDeps, type SpendCap } from './lead-core'
 export { INTAKE_CHECKS, MAX_API_CALLS_PER_DAY, MAX_RUNNING_TEST_CALLS, MAX_WAITING_API_LEADS } from './intake-checks'
@@ -17,7 +18,8 @@ export type { DncSource } from '../dnc/dnc-service'
 /**
  * Leads, from intake to their last call. Each concern is a module of its own:
  * - lead-core.ts: writing a lead (SQLite first, then the dial queue and the due timer), placing it, its events; the ports
- * - intake-checks.ts: the ordered list of intake checks; intake.ts: POST /leads and the batch
+ * - intake-checks.ts: the ordered list of intake checks; intake.ts: POST /leads and the batch;
+ *   lead-import.ts: CSV imports; lead-writer.ts: the lead row both write, their differences named
  * - lead-reads.ts: views and reads; lead-changes.ts: PATCH, opt-out, take out of queue, a number on Do Not Call
  * - lead-calls.ts: what the dialer and calls tell a lead, and POST /calls
  * - lead-holds.ts: pause and spend-cap holds, the late sweep, the boot restore
@@ -26,8 +28,9 @@ export type { DncSource } from '../dnc/dnc-service'
 export function leadService(deps: LeadDeps) {
   const core = leadCore(deps)
   const reads = leadReads(core)
-  const intake = leadIntake(core)
-  const imports = leadImport(core, deps.imports)
+  const writer = leadWriter(core)
+  const intake = leadIntake(core, writer)
+  const imports = leadImport(core, deps.imports, writer)
   const changes = leadChanges(core, reads)
   const calls = leadCalls(core, reads, intake)
   const holds = leadHolds(core)
