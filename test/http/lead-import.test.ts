@@ -190,6 +190,11 @@ describe('lead import', () => {
     expect(mapped.status).toBe(200)
     expect(mapped.body.data.columns.map((c: any) => c.target)).toEqual(['name', 'fields.c', null, null, 'phone'])
     expect((await importCsv(csv)).body.data.imported).toBe(1)
+    // A custom field named __proto__ is stored as a field like any other.
+    const proto = await importCsv('phone,fields.__proto__\n2125553002,x\n')
+    expect(proto.body.data.imported).toBe(1)
+    const lead = (await h.api('GET', '/leads?limit=1', { key: live })).body.data[0]
+    expect(Object.getOwnPropertyDescriptor(lead.fields, '__proto__')?.value).toBe('x')
   })
 
   test('a line of more than 1,000 columns is a 400, even of empty cells', async () => {

@@ -8,7 +8,7 @@ import type { LeadInput } from './lead-input'
 import { IMPORTED_LEADS, type LeadWriter } from './lead-writer'
 
 /**
- * CSV import of leads into a campaign (issue 19): the admin API, the CLI and the console's
+ * CSV import of leads into a campaign: the admin API, the CLI and the console's
  * Import page. Each row meets the lead intake rules (IMPORT_CHECKS); good rows are written,
  * bad ones listed with their line number and the intake error code. No events: the spec says
  * CSV imports do not send lead.created (nor, then, the lead.queued that follows it).
@@ -113,7 +113,8 @@ function inputOf(cells: string[], columns: ImportResult['columns'], campaignId: 
   columns.forEach((column, i) => {
     const value = cells[i] ?? ''
     if (column.target === null || value === '') return
-    if (column.target.startsWith('fields.')) (input.fields ??= {})[column.target.slice(7)] = value
+    // Defined, not assigned: a field named __proto__ is a field, never the object's prototype.
+    if (column.target.startsWith('fields.')) Object.defineProperty((input.fields ??= {}), column.target.slice(7), { value, enumerable: true, writable: true, configurable: true })
     else (input as unknown as Record<string, string>)[column.target] = value
   })
   return input
