@@ -13,7 +13,7 @@ import { consolePages } from './console/pages'
 import { consoleRoutes } from './console/routes'
 import { leadRoutes } from './api/leads/routes'
 import { createGateway, EXTERNAL_PREFIX, type RequestHandler } from './http/gateway'
-import { markRoute, readCappedText, requestPipeline } from './http/pipeline'
+import { markRoute, requestPipeline } from './http/pipeline'
 import type { Services } from './services'
 import { carrierRoutes } from './telephony/registry'
 
@@ -30,7 +30,7 @@ export function createApp(s: Services) {
     .use(recordingRoutes(s))
     .use(exportDownloadRoutes(s))
     // Each carrier's callbacks, at its own paths (the gateway lets them in without a key).
-    .use(carrierRoutes(s.carriers, { publicUrl: s.config.publicUrl, markRoute, readText: readCappedText }))
+    .use(carrierRoutes(s.carriers, { publicUrl: s.config.publicUrl, markRoute }))
     .use(consoleRoutes(s))
     .use(consolePages())
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))

@@ -4,8 +4,9 @@ import { iso } from '../jobs/clock'
 import { listReply } from '../http/paging'
 import { bodyChecksOf, type BodyCheck } from '../http/body-check'
 import { ADMIN_PREFIX, markAdminRoute } from '../http/pipeline'
-import { registryBody } from '../http/registry-upload'
-import { csvBody } from '../http/csv-upload'
+import { bodyReader, readChunks } from '../http/body-reader'
+import { REGISTRY_FILE } from '../http/registry-upload'
+import { CSV_FILE } from '../http/csv-upload'
 import { PERMISSIONS } from '../domain/access/permissions'
 import { personPrincipal } from '../domain/console/console-access'
 import { parseMapping } from '../domain/leads/lead-import'
@@ -34,6 +35,7 @@ export const adminRoutes = (s: Services) => {
   // string where the limit is 200 characters.
   let bodyChecks = new Map<string, BodyCheck>()
   const app = new Elysia({ prefix: ADMIN_PREFIX })
+    .use(bodyReader())
     // Destructured on purpose: Elysia reads this hook's source, and a hook that hands the whole
     // context on counts as using all of it, which compiles every GET route async.
     .onTransform(({ request, route, body, params, query }) => {
@@ -146,8 +148,9 @@ export const adminRoutes = (s: Services) => {
       const org = s.orgs.get(params.id)
       const operator = personPrincipal(org, { keyId: 'admin', keyName: 'operator (admin API)', permissions: PERMISSIONS })
       const options = { dryRun: query.dry_run === 'true', mapping: parseMapping(query.map) }
-      return { data: await s.leads.importCsv(operator, query.campaign_id, csvBody(request), options) }
+      return { data: await s.leads.importCsv(operator, query.campaign_id, readChunks(request, CSV_FILE), options) }
     }, {
+      reads: CSV_FILE,
       params: orgParams,
       query: t.Object({
         campaign_id: t.String({ format: 'uuid' }),
@@ -169,7 +172,8 @@ export const adminRoutes = (s: Services) => {
     // ---- the national Do Not Call registry (docs/dnc-registry.md) ----
     // The body is the file, streamed (text/plain, up to 256 MB): src/http/registry-upload.ts.
     .post('/dnc_registry', async ({ request, query }) =>
-      ({ data: presentRegistryImport(await s.registry.import(registryBody(request), { force: query.force === 'true' })) }), {
+      ({ data: presentRegistryImport(await s.registry.import(readChunks(request, REGISTRY_FILE), { force: query.force === 'true' })) }), {
+      reads: REGISTRY_FILE,
       query: t.Object({ force: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])) }),
       detail: detail('Import the national Do Not Call registry file (replaces the list; 409 registry_shrink past half, unless force=true)'),
     })

@@ -1,23 +1,21 @@
 import { ApiError, invalid } from '../errors'
-import { CALLBACK_PREFIX } from '../telephony/twilio/call-plan'
+import type { BodyRule } from './body-reader'
 
 /**
  * Twilio's callbacks (src/telephony/twilio/callback-routes.ts) need no key, so anyone can post to them, and
  * checking a signature costs time in the size of the form. Twilio's own forms are small (a
  * status callback is about 1 KB and 40 fields, a transcript line a few KB), so a form over
- * 64 KB or 200 fields is refused before any signature work: the gateway refuses a declared
- * size over the cap before reading, the route stops reading a chunked one once it passes it.
+ * 64 KB or 200 fields is refused before any signature work: the route declares
+ * `reads: TWILIO_FORM`, so the gateway refuses a declared size over the cap before reading and
+ * the route stops reading a chunked one once it passes it.
  */
 export const CALLBACK_MAX_BYTES = 64 * 1024
 export const CALLBACK_MAX_FIELDS = 200
 
-export const isTwilioCallback = (pathname: string): boolean => pathname.startsWith(CALLBACK_PREFIX)
-
-export const callbackTooLarge = () => new ApiError('payload_too_large', `A Twilio callback body is at most ${CALLBACK_MAX_BYTES / 1024} KB.`)
-
-/** The gateway's check of the declared size, before anything is read. */
-export function checkCallbackSize(request: Request): void {
-  if (Number(request.headers.get('content-length') ?? 0) > CALLBACK_MAX_BYTES) throw callbackTooLarge()
+export const TWILIO_FORM: BodyRule = {
+  limit: CALLBACK_MAX_BYTES,
+  tooLarge: () => new ApiError('payload_too_large', `A Twilio callback body is at most ${CALLBACK_MAX_BYTES / 1024} KB.`),
+  parse: 'text',
 }
 
 /** 400 for a form of more than CALLBACK_MAX_FIELDS fields (counted as URLSearchParams reads them, empty pairs skipped). */

@@ -6,9 +6,7 @@ import { ApiError, maskSensitive } from '../errors'
 import { logger, maskSecrets } from '../log'
 import type { Services } from '../services'
 import { readBasicCredentials } from './basic-auth'
-import { checkImportSize, isCsvImport } from './csv-upload'
-import { checkCallbackSize, isTwilioCallback } from './callback-body'
-import { checkRegistrySize, isRegistryUpload } from './registry-upload'
+import { bodyRulesOf, refuseDeclaredSize } from './body-reader'
 import { errorResponse, toApiError } from './errors'
 import { startRequest, type RequestState } from './request-state'
 import { admitConsole, CONSOLE_API_PREFIX } from './console-door'
@@ -16,10 +14,6 @@ import { admitConsole, CONSOLE_API_PREFIX } from './console-door'
 export const EXTERNAL_PREFIX = '/api/v1/external'
 export const ADMIN_PREFIX = '/api/v1/admin'
 export const OPENAPI_PATH = `${EXTERNAL_PREFIX}/openapi.json`
-/** Spec "Limits": request body 1 MB. */
-export const MAX_BODY_BYTES = 1_000_000
-
-export const tooLarge = () => new ApiError('invalid_request', 'The request body is larger than 1 MB.')
 
 export type RequestHandler = ((request: Request, server?: Server<unknown> | null) => Response | Promise<Response>) & {
   /** Requests taken and not yet answered (a stop waits for them before closing the database). */
@@ -190,6 +184,8 @@ function admitAdmin(s: Services, request: Request, state: RequestState): void {
  */
 export function createGateway(s: Services, app: AnyElysia): RequestHandler {
   let inFlight = 0
+  // Each route's body limit and parser, as it declares them (body-reader.ts).
+  const bodyRuleOf = bodyRulesOf(app.routes)
 
   function handle(request: Request, server?: Server<unknown> | null): Response | Promise<Response> {
     const pathname = pathnameOf(request.url)
@@ -206,11 +202,9 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       else if (door === 'console') admitConsole(s, request, pathname, state)
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
-        // The registry file is the one body allowed past 1 MB (registry-upload.ts).
-        if (isRegistryUpload(method, pathname)) checkRegistrySize(request)
-        else if (isCsvImport(method, pathname)) checkImportSize(request)
-        else if (isTwilioCallback(pathname)) checkCallbackSize(request)
-        else if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge()
+        const rule = bodyRuleOf(method, pathname)
+        refuseDeclaredSize(request, rule)
+        state.bodyRule = rule
       }
       routed = app.fetch(request)
     } catch (error) {

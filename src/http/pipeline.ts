@@ -3,54 +3,13 @@ import { requirePermission, type Permission, type Principal } from '../domain/ac
 import { ApiError, errorBody, invalid } from '../errors'
 import type { Services } from '../services'
 import { bodyCheckOf, unsafeValueIn, type BodyCheck } from './body-check'
+import { JSON_BODY, readText, UNREAD_BODY } from './body-reader'
 import { toApiError } from './errors'
-import { MAX_BODY_BYTES, tooLarge } from './gateway'
 import { fingerprintOf, readIdempotencyKey, replayBody } from './idempotency'
 import { JSON_LIMITS, jsonShape } from './json-depth'
-import { REGISTRY_BODY, isRegistryUpload } from './registry-upload'
 import { stateOf } from './request-state'
-import { CSV_BODY, isCsvImport } from './csv-upload'
-import { CALLBACK_PREFIX } from '../telephony/twilio/call-plan'
-
-/** What the pipeline's parser leaves for a Twilio callback: the route reads the form itself. */
-const TWILIO_BODY = Object.freeze({ form: true })
 
 export { ADMIN_PREFIX, EXTERNAL_PREFIX, OPENAPI_PATH } from './gateway'
-
-const utf8 = new TextDecoder()
-
-/**
- * The body as text, at most `limit` bytes (MAX_BODY_BYTES unless a route has its own). A body
- * with a Content-Length (the gateway refused one over the cap) is read whole, which is far
- * cheaper than a stream reader; a chunked body is read chunk by chunk and given up once it runs over.
- */
-export async function readCappedText(request: Request, limit = MAX_BODY_BYTES, tooBig: () => ApiError = tooLarge): Promise<string> {
-  if (!request.body) return ''
-  if (request.headers.has('content-length')) {
-    const text = await request.text()
-    // HTTP framing holds a body to its declared length; an in-process Request need not.
-    if (text.length > limit) throw tooBig()
-    return text
-  }
-  return utf8.decode(await readCappedStream(request.body, limit, tooBig))
-}
-
-async function readCappedStream(body: ReadableStream<Uint8Array>, limit: number, tooBig: () => ApiError): Promise<Uint8Array> {
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel().catch(() => {})
-      throw tooBig()
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks)
-}
 
 /**
  * The `permission` route option. Before the body is validated, the key must hold the
@@ -141,16 +100,13 @@ export function requestPipeline(s: Services) {
       if ((context as unknown as { path: string }).path !== state.pathname) throw new ApiError('invalid_request', 'The request path could not be read.')
     })
     .onParse({ as: 'global' }, async ({ request }) => {
-      // The registry file is left unread: its route streams it (registry-upload.ts).
-      const state = stateOf(request)
-      if (state && isRegistryUpload(request.method, state.pathname)) return REGISTRY_BODY
-      // A lead CSV import: its route reads the text (csv-upload.ts).
-      if (state && isCsvImport(request.method, state.pathname)) return CSV_BODY
-      // Twilio posts forms, signed as sent: its routes read the text themselves (src/telephony/twilio/callback-routes.ts).
-      if (state?.pathname.startsWith(CALLBACK_PREFIX)) return TWILIO_BODY
-      const text = await readCappedText(request)
-      // Every body is JSON, whatever its Content-Type (no route takes CSV): a text body let
-      // Elysia read a deep array past the shape check below.
+      // The body rule the gateway found for the route (body-reader.ts): files and Twilio's
+      // signed forms are left unread for their routes to read.
+      const rule = stateOf(request)?.bodyRule ?? JSON_BODY
+      if (rule.parse !== 'json') return UNREAD_BODY
+      const text = await readText(request, rule)
+      // Every other body is JSON, whatever its Content-Type: a text body let Elysia read a
+      // deep array past the shape check below.
       if (text.trim() === '') return {}
       // The shape is read off the text first: a deep or wide body is refused before anything walks it.
       const shape = jsonShape(text, JSON_LIMITS)

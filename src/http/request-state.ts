@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Principal } from '../domain/access/permissions'
 import type { ConsoleSession } from '../domain/console/sessions'
+import type { BodyRule } from './body-reader'
 
 /** What the pipeline learns about one request as it passes through. */
 export interface RequestState {
@@ -26,6 +27,8 @@ export interface RequestState {
   slotHeldBy: string | null
   /** Set while an Idempotency-Key request runs, so its reply can be stored. */
   idempotency: { keyId: string; key: string; fingerprint: string } | null
+  /** How the routed body is read, found by the gateway from the route (null: the JSON default). */
+  bodyRule: BodyRule | null
 }
 
 const states = new WeakMap<Request, RequestState>()
@@ -50,6 +53,7 @@ export function startRequest(request: Request, pathname: string, clientAddress: 
     replyHeaders: { 'request-id': id },
     slotHeldBy: null,
     idempotency: null,
+    bodyRule: null,
   }
   states.set(request, state)
   return state

@@ -1,4 +1,3 @@
-import type { ApiError } from '../errors'
 import type { Clock } from '../jobs/clock'
 import type { Scheduler } from '../jobs/scheduler'
 
@@ -66,10 +65,9 @@ export interface CarrierPorts {
 
 /**
  * What the app lends a carrier's callback routes: the request pipeline's route marker (log and
- * metrics) and its capped body reader, so a carrier folder needs nothing of the pipeline itself.
+ * metrics), so a carrier folder needs nothing of the pipeline itself.
  */
 export interface CallbackDoor {
   publicUrl: string
   markRoute: (context: { request: Request; route: string }) => void
-  readText: (request: Request, limit: number, tooBig: () => ApiError) => Promise<string>
 }

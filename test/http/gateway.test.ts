@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { bodyRulesOf, declaredBodyRules, JSON_BODY } from '../../src/http/body-reader'
+import { TWILIO_FORM } from '../../src/http/callback-body'
+import { CSV_FILE } from '../../src/http/csv-upload'
 import { createGateway, type RequestHandler } from '../../src/http/gateway'
+import { REGISTRY_FILE } from '../../src/http/registry-upload'
 import { createHarness, seedWorld, type Harness, type TestKey, type World } from '../harness'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -124,5 +128,27 @@ describe('replies that wait', () => {
       h.services.dnc.check = check
     }
     expect((get('/dnc/check?phone=%2B14155552671', single) as Response).status).toBe(200)
+  })
+})
+
+describe('body limits and parsers are declared on the routes', () => {
+  test('the file uploads and Twilio\'s callbacks declare theirs; every other route takes JSON up to 1 MB', () => {
+    const declared = declaredBodyRules(h.routes.routes).map(({ method, path, rule }) => [method, path, rule])
+    expect(declared.sort()).toEqual([
+      ['POST', '/api/v1/admin/dnc_registry', REGISTRY_FILE],
+      ['POST', '/api/v1/admin/orgs/:id/leads/import', CSV_FILE],
+      ['POST', '/console/api/orgs/:org/leads/import', CSV_FILE],
+      ['POST', '/twilio/calls/:id/:step', TWILIO_FORM],
+    ])
+  })
+
+  test('the gateway finds a request\'s rule from the route it goes to', () => {
+    const ruleOf = bodyRulesOf(h.routes.routes)
+    expect(ruleOf('POST', `/api/v1/admin/orgs/${w.orgId}/leads/import/`)).toBe(CSV_FILE)
+    expect(ruleOf('POST', `/console/api/orgs/${w.orgId}/leads/import`)).toBe(CSV_FILE)
+    expect(ruleOf('POST', '/api/v1/admin/dnc_registry')).toBe(REGISTRY_FILE)
+    expect(ruleOf('POST', '/twilio/calls/call_1/status')).toBe(TWILIO_FORM)
+    expect(ruleOf('POST', '/api/v1/external/leads')).toBe(JSON_BODY)
+    expect(ruleOf('PATCH', `/api/v1/admin/orgs/${w.orgId}`)).toBe(JSON_BODY)
   })
 })

@@ -1,7 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import fc from 'fast-check'
 import { ApiError } from '../../src/errors'
-import { CALLBACK_MAX_BYTES, checkCallbackFields, checkCallbackSize, formFieldCount, isTwilioCallback } from '../../src/http/callback-body'
+import { refuseDeclaredSize } from '../../src/http/body-reader'
+import { CALLBACK_MAX_BYTES, checkCallbackFields, formFieldCount, TWILIO_FORM } from '../../src/http/callback-body'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -60,15 +61,9 @@ describe('the checks', () => {
   test('a declared size over 64 KB is 413 payload_too_large; at the cap, or undeclared, it is read', () => {
     const request = (length: string | null) => new Request('http://x/twilio/calls/a/status', { method: 'POST', headers: length === null ? {} : { 'content-length': length } })
     expect(CALLBACK_MAX_BYTES).toBe(65_536)
-    expect(thrown(() => checkCallbackSize(request(String(CALLBACK_MAX_BYTES))))).toBeNull()
-    expect(thrown(() => checkCallbackSize(request(null)))).toBeNull()
-    const refused = thrown(() => checkCallbackSize(request(String(CALLBACK_MAX_BYTES + 1))))
+    expect(thrown(() => refuseDeclaredSize(request(String(CALLBACK_MAX_BYTES)), TWILIO_FORM))).toBeNull()
+    expect(thrown(() => refuseDeclaredSize(request(null), TWILIO_FORM))).toBeNull()
+    const refused = thrown(() => refuseDeclaredSize(request(String(CALLBACK_MAX_BYTES + 1)), TWILIO_FORM))
     expect([refused?.status, refused?.code, refused?.type]).toEqual([413, 'payload_too_large', 'invalid_request_error'])
-  })
-
-  test('only the callback paths', () => {
-    expect(isTwilioCallback('/twilio/calls/x/status')).toBe(true)
-    expect(isTwilioCallback('/api/v1/external/leads')).toBe(false)
-    expect(isTwilioCallback('/twilio')).toBe(false)
   })
 })

@@ -1,22 +1,23 @@
 import { Elysia, t } from 'elysia'
 import { ApiError, notFound } from '../../errors'
-import { callbackTooLarge, CALLBACK_MAX_BYTES, checkCallbackFields } from '../../http/callback-body'
+import { bodyReader, readText } from '../../http/body-reader'
+import { checkCallbackFields, TWILIO_FORM } from '../../http/callback-body'
 import type { CallbackDoor } from '../ports'
 import { CALLBACK_PREFIX } from './call-plan'
 import type { TwilioCarrier } from './twilio-carrier'
 
 /**
  * Twilio's callbacks (docs/telephony.md "What Twilio sends back"): no API key, the
- * X-Twilio-Signature is the permission. The body is a form, read here (the pipeline leaves it
- * unread: see TWILIO_BODY); the URL checked is DIALER_PUBLIC_URL plus the path and query, the
- * one Twilio was given and signed.
+ * X-Twilio-Signature is the permission. The body is a form, read here (the route declares
+ * `reads: TWILIO_FORM`, so the pipeline leaves it unread); the URL checked is
+ * DIALER_PUBLIC_URL plus the path and query, the one Twilio was given and signed.
  */
 export const twilioCallbackRoutes = (twilio: TwilioCarrier, door: CallbackDoor) =>
-  new Elysia().onTransform(door.markRoute).post(
+  new Elysia().use(bodyReader()).onTransform(door.markRoute).post(
     `${CALLBACK_PREFIX}:id/:step`,
     async ({ params, query, request }) => {
       // Size and field count before any signature work (callback-body.ts).
-      const body = await door.readText(request, CALLBACK_MAX_BYTES, callbackTooLarge)
+      const body = await readText(request, TWILIO_FORM)
       checkCallbackFields(body)
       const reply = twilio.handle({
         callId: params.id,
@@ -35,6 +36,7 @@ export const twilioCallbackRoutes = (twilio: TwilioCarrier, door: CallbackDoor) 
     {
       params: t.Object({ id: t.String({ maxLength: 64 }), step: t.String({ maxLength: 32 }) }),
       query: t.Object({ leg: t.Optional(t.String({ pattern: '^[0-9]{1,3}$', 'x-param': 'leg' })) }),
+      reads: TWILIO_FORM,
       detail: { hide: true },
     },
   )
