@@ -13,11 +13,12 @@
  *   GET /healthz is timed every 20 ms for 5 s.
  * - Targets: search median under 20 ms; health check p50 under 5 ms during the loops.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { adminClient, bulkClose, bulkOpen, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict } from './lib'
+import { writeSearchLeads } from '../../test/process/search-leads'
+import { adminClient, bulkClose, bulkOpen, finishBench, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict } from './lib'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '20' } } })
 const rows = Number(values.rows)
@@ -29,18 +30,7 @@ const TERMS = ['Quentin', 'ead 4242', 'ead9999', 'crm-7777', 'nobody here', 'exa
 
 function seed(orgId: string, campaignId: string): void {
   const db = bulkOpen(join(dataDir, 'dialer.db'))
-  const insert = db.prepare(
-    `INSERT INTO leads (id, org_id, campaign_id, livemode, phone, name, email, external_id, fields, lead_source, status, call_now, queued_at, late, attempts, last_posted_at, created, updated)
-     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, '{}', 'import', 'done', 0, 1, 0, 0, 1, 1, 1)`,
-  )
-  const first = Date.now() - 86_400_000
-  db.transaction(() => {
-    for (let i = 0; i < rows; i++) {
-      insert.run(Bun.randomUUIDv7('hex', first + i), orgId, campaignId, `+1212${200 + Math.floor(i / 10_000)}${String(i % 10_000).padStart(4, '0')}`,
-        i === 0 ? 'Quentin Oldest' : i === rows - 6_000 ? 'Quentin Lately' : `Lead ${i}`, `lead${i}@example.com`, `crm-${i}`)
-    }
-  })()
-  insert.finalize()
+  writeSearchLeads(db, orgId, campaignId, rows)
   bulkClose(db)
 }
 
@@ -124,8 +114,5 @@ try {
 } catch (error) {
   console.error(error)
   exitCode = 1
-} finally {
-  await stop(service.proc)
-  rmSync(work, { recursive: true, force: true })
 }
-process.exit(exitCode)
+await finishBench(work, service.proc, exitCode)

@@ -14,12 +14,12 @@
  * - Targets: first paint under 1 s on every page; console API p99 under 100 ms; bundle under
  *   300 KB gzipped (printed by `bun run console:build`).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { launchChromium } from '../../test/browser/launch'
-import { ADMIN_TOKEN, adminClient, bulkClose, bulkOpen, dropIndexes, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict } from './lib'
+import { ADMIN_TOKEN, adminClient, bulkClose, bulkOpen, dropIndexes, finishBench, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict } from './lib'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, visits: { type: 'string', default: '5' } } })
 const rows = Number(values.rows)
@@ -163,8 +163,5 @@ try {
 } catch (error) {
   console.error(error)
   exitCode = 1
-} finally {
-  await stop(service.proc)
-  rmSync(work, { recursive: true, force: true })
 }
-process.exit(exitCode)
+await finishBench(work, service.proc, exitCode)

@@ -8,11 +8,11 @@
  *
  *   bun run scripts/bench/lead-import.ts [--rows 100000]
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ADMIN_TOKEN, adminClient, fmt, log, memoryOf, printTable, startService, stop, verdict } from './lib'
+import { ADMIN_TOKEN, adminClient, finishBench, fmt, log, memoryOf, printTable, startService, verdict } from './lib'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' } } })
 const rows = Number(values.rows)
@@ -52,8 +52,5 @@ try {
 } catch (error) {
   console.error(error)
   exitCode = 1
-} finally {
-  await stop(service.proc)
-  rmSync(work, { recursive: true, force: true })
 }
-process.exit(exitCode)
+await finishBench(work, service.proc, exitCode)

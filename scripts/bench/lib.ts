@@ -4,7 +4,7 @@
  * Same approach as scripts/bench/http.ts.
  */
 import { Database } from 'bun:sqlite'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export const ROOT = join(import.meta.dir, '../..')
@@ -78,6 +78,13 @@ export async function startService(options: { dataDir: string; logFile: string; 
 export async function stop(proc: Child): Promise<void> {
   if (proc.exitCode === null) proc.kill('SIGTERM')
   await proc.exited
+}
+
+/** A benchmark's end, whatever happened: the service stopped, its scratch folder removed, the process exits with `exitCode`. */
+export async function finishBench(work: string, proc: Child, exitCode: number): Promise<never> {
+  await stop(proc)
+  rmSync(work, { recursive: true, force: true })
+  process.exit(exitCode)
 }
 
 /** POST to the admin API with the Bearer token; returns `data` of the reply. */

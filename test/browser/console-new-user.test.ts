@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { TwilioEmulator } from '../emulators/twilio/emulator'
 import { basic, scratchDir } from '../harness'
 import { daytimeStart, startClock, type RunningClock } from '../process/daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from '../process/spawn-service'
+import { adminCli, axeFindings, signInAt } from './console-session'
 import { launchChromium } from './launch'
 
 setDefaultTimeout(60_000)
@@ -39,36 +40,10 @@ const seeded = {
   sdr: { email: 'sdr@new.example', password: 'sdr password 1234567' },
 }
 
-function cli(args: string[], stdin?: string) {
-  const r = Bun.spawnSync([...command, 'admin', ...args], {
-    cwd: work.path,
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN },
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
-  })
-  if (r.exitCode !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.exitCode} ${r.stderr.toString()}`)
-  return JSON.parse(r.stdout.toString()).data
-}
+const cli = adminCli(command, work.path, ADMIN, () => base)
 
-async function signIn(page: Page, who: { email: string; password: string } | 'operator', token = ADMIN, wait = true): Promise<void> {
-  await page.goto(`${base}/console`)
-  if (who === 'operator') {
-    await page.getByRole('button', { name: 'Operator? Sign in with the admin token' }).click()
-    await page.getByLabel('Admin token').fill(token)
-  } else {
-    await page.getByLabel('Email').fill(who.email)
-    await page.getByLabel('Password').fill(who.password)
-  }
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-  if (wait) await page.getByRole('button', { name: 'Sign out' }).waitFor()
-}
-
-async function axeFindings(page: Page): Promise<string[]> {
-  await page.evaluate(`${readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')}\n;undefined`)
-  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }))
-  return (result.violations as { id: string; impact: string; nodes: unknown[] }[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`)
-}
+const signIn = (page: Page, who: { email: string; password: string } | 'operator', token = ADMIN, wait = true) =>
+  signInAt(page, base, who === 'operator' ? { token } : who, wait)
 
 /** The latest call of a lead once `until` holds (polled through the API). */
 async function callOf(auth: string, leadId: string, until: (call: any) => boolean): Promise<any> {
@@ -143,6 +118,14 @@ afterAll(async () => {
 const PLAYABLE = () => {
   const audio = (globalThis as any).document.querySelector('audio')
   return audio.readyState >= 1 && audio.error === null
+}
+
+/** The seeded call's page on a desktop-wide screen, signed in as `who`. */
+async function seededCallPage(who: { email: string; password: string }): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
+  await signIn(page, who)
+  await page.goto(`${base}/console/calls/${seeded.call}?org=${seeded.org}`)
+  return page
 }
 
 /** Waits for a page's heading and its first reads. */
@@ -258,9 +241,7 @@ describe('console: what a new user meets', () => {
   })
 
   test('the outcome form and the filter offer the labels the list shows; times carry their zone', async () => {
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
-    await signIn(page, seeded.sdr)
-    await page.goto(`${base}/console/calls/${seeded.call}?org=${seeded.org}`)
+    const page = await seededCallPage(seeded.sdr)
     const form = page.locator('form.outcome')
     await form.waitFor()
     const formLabels = await form.locator('select[name="outcome"] option').allTextContents()
@@ -286,9 +267,7 @@ describe('console: what a new user meets', () => {
   })
 
   test('an expired recording link is fetched again on play; a link that keeps failing is explained, with a button', async () => {
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
-    await signIn(page, seeded.owner)
-    await page.goto(`${base}/console/calls/${seeded.call}?org=${seeded.org}`)
+    const page = await seededCallPage(seeded.owner)
     const audio = page.locator('audio')
     await audio.waitFor()
     const first = (await audio.getAttribute('src'))!

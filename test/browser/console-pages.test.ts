@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { basic, scratchDir } from '../harness'
 import { serviceCommand, spawnService, type ServiceProcess } from '../process/spawn-service'
+import { adminCli, signInAt } from './console-session'
 import { launchChromium } from './launch'
 
 setDefaultTimeout(60_000)
@@ -23,23 +24,9 @@ let browser: Browser | null = null
 let base = ''
 const seeded = { org: '', lead: '', owner: { email: 'owner@pages.example', password: '' }, sdr: { email: 'sdr@pages.example', password: 'correct horse battery' } }
 
-function cli(args: string[], stdin?: string) {
-  const r = Bun.spawnSync([...command, 'admin', ...args], {
-    cwd: work.path,
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN },
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
-  })
-  if (r.exitCode !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.exitCode} ${r.stderr.toString()}`)
-  return JSON.parse(r.stdout.toString()).data
-}
+const cli = adminCli(command, work.path, ADMIN, () => base)
 
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${base}/console`)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(password)
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-  await page.getByRole('button', { name: 'Sign out' }).waitFor()
-}
+const signIn = (page: Page, email: string, password: string) => signInAt(page, base, { email, password }, true)
 
 const navLinks = (page: Page) => page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { basic, scratchDir } from '../harness'
 import { daytimeStart, startClock, type RunningClock } from '../process/daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from '../process/spawn-service'
+import { adminCli, axeFindings, signInAt } from './console-session'
 import { launchChromium } from './launch'
 
 setDefaultTimeout(60_000)
@@ -36,31 +37,10 @@ const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (reque
 } })
 const seeded = { org: '', campaign: '', call: '', auth: '', owner: { email: 'owner@acme.example', password: '' }, sdr: { email: 'sdr@acme.example', password: 'correct horse battery' } }
 
-function cli(args: string[], stdin?: string) {
-  const r = Bun.spawnSync([...command, 'admin', ...args], {
-    cwd: work.path,
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN },
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
-  })
-  if (r.exitCode !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.exitCode} ${r.stderr.toString()}`)
-  return JSON.parse(r.stdout.toString()).data
-}
+const cli = adminCli(command, work.path, ADMIN, () => base)
 
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${base}/console`)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(password)
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-}
-
-async function axeFindings(page: Page): Promise<string[]> {
-  // Evaluated through DevTools: the page's own CSP (script-src 'self') rightly refuses an inline script tag.
-  await page.evaluate(`${readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8')}\n;undefined`)
-  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }))
-  return (result.violations as { id: string; impact: string; nodes: unknown[] }[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`)
-}
+// Not waiting: a wrong password is tried too.
+const signIn = (page: Page, email: string, password: string) => signInAt(page, base, { email, password }, false)
 
 beforeAll(async () => {
   mkdirSync(join(work.path, 'run'))

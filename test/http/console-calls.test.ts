@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createHarness, type Harness, type TestKey } from '../harness'
+import { consoleRequest, type ConsoleRequestOptions } from './console-client'
 
 setDefaultTimeout(60_000)
 
@@ -12,15 +13,7 @@ let live: TestKey
 let callId = ''
 const SDR = { email: 'sdr@acme.example', password: 'sdr password 12345' }
 
-async function call(method: string, path: string, options: { cookie?: string; csrf?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {}
-  if (options.body !== undefined) headers['content-type'] = 'application/json'
-  if (options.cookie) headers.cookie = options.cookie
-  if (options.csrf) headers['x-csrf-token'] = options.csrf
-  const r = await h.app.handle(new Request(`http://127.0.0.1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }))
-  await h.services.database.pendingCommit()
-  return { status: r.status, body: (await r.json()) as any, cookie: r.headers.get('set-cookie') }
-}
+const call = (method: string, path: string, options: ConsoleRequestOptions = {}) => consoleRequest(h, method, path, options)
 
 async function signIn(body: unknown) {
   const r = await call('POST', '/console/api/session', { body })

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { resetAdminToken } from '../../src/domain/access/admin-token'
 import { ADMIN_TOKEN, createHarness, type Harness } from '../harness'
+import { consoleRequest, type ConsoleRequestOptions } from './console-client'
 
 setDefaultTimeout(60_000)
 
@@ -19,15 +20,7 @@ async function setUp(env: Record<string, string> = {}) {
   expect((await h.admin('POST', `/orgs/${orgId}/users`, { ...OWNER, role: 'owner' })).status).toBe(201)
 }
 
-async function call(method: string, path: string, options: { cookie?: string; csrf?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {}
-  if (options.body !== undefined) headers['content-type'] = 'application/json'
-  if (options.cookie) headers.cookie = options.cookie
-  if (options.csrf) headers['x-csrf-token'] = options.csrf
-  const r = await h.app.handle(new Request(`http://127.0.0.1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }))
-  await h.services.database.pendingCommit()
-  return { status: r.status, body: (await r.json()) as any, cookies: r.headers.getSetCookie() }
-}
+const call = (method: string, path: string, options: ConsoleRequestOptions = {}) => consoleRequest(h, method, path, options)
 
 async function signIn(body: unknown) {
   const r = await call('POST', '/console/api/session', { body })

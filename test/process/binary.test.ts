@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { basic, createHarness, scratchDir } from '../harness'
 import { leakingRoutes, rawStatus } from '../raw-http'
-import { spawnService, type ServiceProcess } from './spawn-service'
+import { placeBinary, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -12,7 +12,6 @@ setDefaultTimeout(60_000)
 // The compiled binary, started from an empty folder with no node_modules beside it.
 // CI builds dist/dialer first and points DIALER_TEST_BINARY at it; otherwise it is built here.
 const ADMIN = 'binary-test-admin-token-0123456789'
-const root = join(import.meta.dir, '../..')
 const work = scratchDir('dialer-bin-')
 const binary = join(work.path, 'dialer')
 
@@ -31,13 +30,7 @@ const run = (args: string[], env: Record<string, string> = {}) =>
   Bun.spawnSync([binary, ...args], { cwd: work.path, env: { PATH: process.env.PATH ?? '', ...env } })
 
 beforeAll(async () => {
-  const prebuilt = process.env.DIALER_TEST_BINARY
-  if (prebuilt && existsSync(prebuilt)) {
-    copyFileSync(prebuilt, binary)
-  } else {
-    const build = Bun.spawnSync([process.execPath, 'run', join(root, 'scripts/build.ts'), binary], { cwd: root })
-    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
-  }
+  placeBinary(binary)
   await startServer(work.path)
 }, 120_000)
 

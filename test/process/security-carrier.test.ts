@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
-import { TwilioEmulator } from '../emulators/twilio/emulator'
-import { startClock, type RunningClock } from './daytime-clock'
-import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
+import { spawnService } from './spawn-service'
+import { CALLER, ny, twilioService } from './twilio-service'
 
 setDefaultTimeout(60_000)
 
@@ -19,89 +18,27 @@ setDefaultTimeout(60_000)
 const ADMIN = 'dat_security_carrier_0123456789abcdef'
 const SID = `AC${'d4'.repeat(16)}`
 const TOKEN = 'c'.repeat(32)
-const CALLER = '+12125550100'
-const ny = (nn: string, series: number) => `+1212555${series}${nn}`
 
 describe('the carrier, as shipped', () => {
-  const work = scratchDir('dialer-security-carrier-')
-  const dataDir = join(work.path, 'data')
-  const command = serviceCommand(work.path)
-  const emulator = TwilioEmulator.start({ accounts: [{ sid: SID, authToken: TOKEN, callerIds: [CALLER] }], speed: 2 })
+  const service = twilioService({ prefix: 'dialer-security-carrier-', adminToken: ADMIN, sid: SID, token: TOKEN, speed: 2, callTimeoutMs: 30_000 })
+  const { work, dataDir, command, emulator, env, cli, json, start, stop, callOf, addLead } = service
   const tokenFile = join(work.path, 'twilio-token')
-  const env = { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_FAKE_CLOCK: '1', DIALER_LOG_REQUESTS: '0' }
-  let server: ServiceProcess | null = null
-  let clock: RunningClock | null = null
-  let base = ''
-  let auth = ''
   let orgId = ''
-  let campaignId = ''
-  const cli = (args: string[], url = base) => {
-    const r = Bun.spawnSync([...command, 'admin', ...args], {
-      cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: url, DIALER_ADMIN_TOKEN: ADMIN }, stdin: 'ignore',
-    })
-    return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() }
-  }
-  const json = (args: string[], url = base) => {
-    const r = cli(args, url)
-    if (r.code !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.code} ${r.out} ${r.err}`)
-    return JSON.parse(r.out).data
-  }
   const twilioArgs = (id: string, apiBaseUrl = emulator.url) => [
     'org', 'carrier', id, '--twilio', '--account-sid', SID, '--auth-token-file', tokenFile, '--caller-id', CALLER, '--api-base-url', apiBaseUrl,
   ]
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${base}/api/v1/external${path}`, {
-      method, headers: { 'content-type': 'application/json', authorization: auth }, body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: r.status, body: (await r.json()) as any }
-  }
-
-  async function start(): Promise<void> {
-    const started = await spawnService({ command, dataDir, cwd: work.path, env })
-    server = started.proc
-    base = started.base
-    clock = await startClock(base, ADMIN)
-  }
-
-  async function stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
-    await clock?.stop()
-    clock = null
-    server?.kill(signal)
-    await server?.exited
-    server = null
-  }
-
-  async function callOf(leadId: string, until: (call: any) => boolean, ms = 30_000): Promise<any> {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const call = (await api('GET', `/calls?lead_id=${leadId}&limit=1`)).body?.data?.[0]
-      if (call && until(call)) return call
-      if (Date.now() > deadline) throw new Error(`call of ${leadId} not done: ${JSON.stringify(call)}`)
-      await Bun.sleep(50)
-    }
-  }
-
-  async function addLead(phone: string): Promise<string> {
-    const r = await api('POST', '/leads', { campaign_id: campaignId, phone, name: 'Jordan Lee' })
-    expect(r.status).toBe(201)
-    return r.body.data.id
-  }
 
   beforeAll(async () => {
     await Bun.write(tokenFile, `${TOKEN}\n`)
     await start()
     orgId = json(['org', 'create', '--name', 'Acme Roofing', '--plan-requests-per-minute', '100000']).id
     expect(cli(twilioArgs(orgId)).code).toBe(0)
-    campaignId = json(['campaign', 'create', '--org', orgId, '--name', 'Spring roofs', '--status', 'active', '--lines', '3', '--sdrs', 'Alex Rivera <+13125550150>']).id
+    service.campaignId = json(['campaign', 'create', '--org', orgId, '--name', 'Spring roofs', '--status', 'active', '--lines', '3', '--sdrs', 'Alex Rivera <+13125550150>']).id
     const key = json(['key', 'create', '--org', orgId, '--name', 'live', '--mode', 'live', '--requests-per-minute', '100000', '--burst', '100000'])
-    auth = basic(key.id, key.secret)
+    service.auth = basic(key.id, key.secret)
   }, 40_000)
 
-  afterAll(async () => {
-    await stop('SIGTERM')
-    await emulator.stop()
-    work.remove()
-  })
+  afterAll(() => service.close())
 
   test('switching the carrier while a call is up is 409 calls_in_progress and changes nothing; once the call ended it goes through', async () => {
     // Scenario 09: answered at 5 s, the lead hangs up at 12 s (2.5 s and 6 s here).
@@ -167,7 +104,7 @@ describe('the carrier, as shipped', () => {
     try {
       const id = json(['org', 'create', '--name', 'Lab'], started.base).id
       for (const url of urls) {
-        const r = cli(twilioArgs(id, url), started.base)
+        const r = cli(twilioArgs(id, url), { url: started.base })
         expect(r.code).toBe(0)
         expect(JSON.parse(r.out).data.carrier.api_base_url).toBe(url)
       }

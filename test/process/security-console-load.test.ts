@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { scratchDir } from '../harness'
+import { writeSearchLeads } from './search-leads'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -46,17 +47,7 @@ const start = async () => {
 /** `count` leads straight into the stopped service's database (the oldest one named to be found). */
 function seed(campaignId: string, count: number): void {
   const db = new Database(join(dataDir, 'dialer.db'))
-  const insert = db.prepare(
-    `INSERT INTO leads (id, org_id, campaign_id, livemode, phone, name, email, external_id, fields, lead_source, status, call_now, queued_at, late, attempts, last_posted_at, created, updated)
-     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, '{}', 'import', 'done', 0, 1, 0, 0, 1, 1, 1)`,
-  )
-  const first = Date.now() - 86_400_000
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const name = i === 0 ? 'Quentin Oldest' : i === count - 6_000 ? 'Quentin Lately' : `Lead ${i}`
-      insert.run(Bun.randomUUIDv7('hex', first + i), orgId, campaignId, `+1212${200 + Math.floor(i / 10_000)}${String(i % 10_000).padStart(4, '0')}`, name, `lead${i}@example.com`, `crm-${i}`)
-    }
-  })()
+  writeSearchLeads(db, orgId, campaignId, count)
   db.close()
 }
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { spawnService, type RunningService } from './spawn-service'
+import { placeBinary, spawnService, type RunningService } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -17,7 +17,6 @@ function scratchDir(prefix: string) {
   const path = mkdtempSync(join(tmpdir(), prefix))
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
 }
-const root = join(import.meta.dir, '../..')
 const work = scratchDir('dialer-sec-small-')
 const binary = join(work.path, 'dialer')
 const dataDir = join(work.path, 'data')
@@ -30,12 +29,7 @@ let base = ''
 let orgId = ''
 
 beforeAll(async () => {
-  const prebuilt = process.env.DIALER_TEST_BINARY
-  if (prebuilt && existsSync(prebuilt)) copyFileSync(prebuilt, binary)
-  else {
-    const build = Bun.spawnSync([process.execPath, 'run', join(root, 'scripts/build.ts'), binary], { cwd: root })
-    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
-  }
+  placeBinary(binary)
   service = await spawnService({ command: umask022([binary]), dataDir, cwd: work.path, env })
   base = service.base
   orgId = (await admin('POST', '/orgs', { name: 'Acme Roofing', plan_requests_per_minute: 600 })).body.data.id

@@ -44,6 +44,18 @@ export async function spawnService(options: { command: string[]; dataDir: string
 }
 
 /**
+ * The compiled service at `binary`, as the binary tests run it: a copy of DIALER_TEST_BINARY
+ * (CI builds dist/dialer first), else built here from the sources.
+ */
+export function placeBinary(binary: string): void {
+  const prebuilt = process.env.DIALER_TEST_BINARY
+  if (prebuilt && existsSync(prebuilt)) return copyFileSync(prebuilt, binary)
+  const root = join(import.meta.dir, '../..')
+  const build = Bun.spawnSync([process.execPath, 'run', join(root, 'scripts/build.ts'), binary], { cwd: root })
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
+}
+
+/**
  * The command that runs the service under test: a copy of DIALER_TEST_BINARY alone in
  * `workDir` (an empty folder, as users run it; CI points it at dist/dialer), else the source.
  */

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { basic, scratchDir } from '../harness'
-import { TwilioEmulator } from '../emulators/twilio/emulator'
+import { basic } from '../harness'
 import { signTwilioRequest } from '../../src/telephony/twilio/signature'
-import { startClock, type RunningClock } from './daytime-clock'
-import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
+import { CALLER, ny, twilioService } from './twilio-service'
 
 setDefaultTimeout(60_000)
 
@@ -21,74 +19,11 @@ setDefaultTimeout(60_000)
 const ADMIN = 'dat_twilio_binary_0123456789abcdef0123'
 const SID = `AC${'c3'.repeat(16)}`
 const TOKEN = 'e'.repeat(32)
-const CALLER = '+12125550100'
-const ny = (nn: string, series: number) => `+1212555${series}${nn}`
 
 describe('Twilio through the service as shipped', () => {
-  const work = scratchDir('dialer-twilio-')
-  const dataDir = join(work.path, 'data')
-  const command = serviceCommand(work.path)
-  const emulator = TwilioEmulator.start({ accounts: [{ sid: SID, authToken: TOKEN, callerIds: [CALLER] }], speed: 50 })
-  let server: ServiceProcess | null = null
-  let clock: RunningClock | null = null
-  let base = ''
-  let auth = ''
+  const service = twilioService({ prefix: 'dialer-twilio-', adminToken: ADMIN, sid: SID, token: TOKEN, speed: 50 })
+  const { work, dataDir, emulator, cli, json, api, admin, start, stop, callOf, addLead } = service
   let orgId = ''
-  let campaignId = ''
-  const cli = (args: string[], stdin?: string) => {
-    const r = Bun.spawnSync([...command, 'admin', ...args], {
-      cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN },
-      stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
-    })
-    return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() }
-  }
-  const json = (args: string[]) => {
-    const r = cli(args)
-    if (r.code !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.code} ${r.err}`)
-    return JSON.parse(r.out).data
-  }
-  const request = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-    const r = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
-    const text = await r.text()
-    return { status: r.status, text, body: text.startsWith('{') ? JSON.parse(text) : null }
-  }
-  const api = (method: string, path: string, body?: unknown) => request(method, `/api/v1/external${path}`, { authorization: auth }, body)
-  const admin = (method: string, path: string, body?: unknown) => request(method, `/api/v1/admin${path}`, { authorization: `Bearer ${ADMIN}` }, body)
-
-  async function start(): Promise<void> {
-    const started = await spawnService({
-      command, dataDir, cwd: work.path,
-      env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_FAKE_CLOCK: '1', DIALER_LOG_REQUESTS: '0' },
-    })
-    server = started.proc
-    base = started.base
-    clock = await startClock(base, ADMIN)
-  }
-
-  async function stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
-    await clock?.stop()
-    server?.kill(signal)
-    await server?.exited
-    server = null
-  }
-
-  /** The lead's latest call once `until` holds (polled). */
-  async function callOf(leadId: string, until: (call: any) => boolean, ms = 20_000): Promise<any> {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const r = await api('GET', `/calls?lead_id=${leadId}&limit=1`)
-      const call = r.body?.data?.[0]
-      if (call && until(call)) return call
-      if (Date.now() > deadline) throw new Error(`call of ${leadId} not done: ${JSON.stringify(call)}`)
-      await Bun.sleep(50)
-    }
-  }
-
-  async function addLead(phone: string): Promise<string> {
-    const r = await api('POST', '/leads', { campaign_id: campaignId, phone, name: 'Jordan Lee' })
-    expect(r.status).toBe(201)
-    return r.body.data.id
-  }
 
   beforeAll(async () => {
     await start()
@@ -107,16 +42,12 @@ describe('Twilio through the service as shipped', () => {
       voicemail: { say: 'Hi, this is Acme Roofing returning your request.' },
     })
     expect(campaign.status).toBe(201)
-    campaignId = campaign.body.data.id
+    service.campaignId = campaign.body.data.id
     const key = json(['key', 'create', '--org', orgId, '--name', 'live', '--mode', 'live', '--requests-per-minute', '100000', '--burst', '100000'])
-    auth = basic(key.id, key.secret)
+    service.auth = basic(key.id, key.secret)
   }, 40_000)
 
-  afterAll(async () => {
-    await stop('SIGTERM')
-    await emulator.stop()
-    work.remove()
-  })
+  afterAll(() => service.close())
 
   test('the token is sealed at rest, and the data directory holds the minted secret key (0600)', async () => {
     const db = await Bun.file(join(dataDir, 'dialer.db')).arrayBuffer()
@@ -130,7 +61,7 @@ describe('Twilio through the service as shipped', () => {
     expect(call.handled_by.name).toBe('Alex Rivera')
     const create = emulator.received.find((r) => r.method === 'POST' && r.params.To === ny('00', 21))!
     expect(create.params.From).toBe(CALLER)
-    expect(String(create.params.StatusCallback)).toStartWith(`${base}/twilio/calls/${call.id}/status`)
+    expect(String(create.params.StatusCallback)).toStartWith(`${service.base}/twilio/calls/${call.id}/status`)
     expect(emulator.sent.filter((s) => s.status !== 200).map((s) => `${s.kind} ${s.status}`)).toEqual([])
     const filed = await admin('POST', `/calls/${call.id}/outcome`, { outcome: 'interested' })
     expect(filed.status).toBe(200)
@@ -149,7 +80,7 @@ describe('Twilio through the service as shipped', () => {
     const events = await api('GET', `/events?limit=100`)
     const types = (events.body.data as any[]).filter((e) => e.data.object.id === call.id).map((e) => e.type)
     expect(types).toContain('voicemail.left')
-    const url = `${base}/twilio/calls/${call.id}/status`
+    const url = `${service.base}/twilio/calls/${call.id}/status`
     const params = { AccountSid: SID, CallSid: `CA${'0'.repeat(32)}`, CallStatus: 'busy' }
     const forged = await fetch(url, {
       method: 'POST',
@@ -162,10 +93,10 @@ describe('Twilio through the service as shipped', () => {
 
   test('the token through stdin; a bad one is refused (exit 4, param named, never echoed) and changes nothing', () => {
     const args = ['org', 'carrier', orgId, '--twilio', '--account-sid', SID, '--auth-token-stdin', '--caller-id', CALLER, '--api-base-url', emulator.url]
-    const good = cli(args, `${TOKEN}\n`)
+    const good = cli(args, { stdin: `${TOKEN}\n` })
     expect(good.code).toBe(0)
     expect(good.out).not.toContain(TOKEN)
-    const bad = cli(args, 'not-a-token-but-secret\n')
+    const bad = cli(args, { stdin: 'not-a-token-but-secret\n' })
     expect(bad.code).toBe(4)
     expect(JSON.parse(bad.out).error.param).toBe('carrier.auth_token')
     expect(bad.out + bad.err).not.toContain('not-a-token-but-secret')

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { copyFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
 import { createServices } from '../../src/services'
 import { basic, scratchDir, testConfig } from '../harness'
-import { spawnService, type ServiceProcess } from './spawn-service'
+import { placeBinary, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -13,7 +12,6 @@ setDefaultTimeout(60_000)
 // validation (a `--minify` build did: Elysia matches errors by class name) fails here.
 // Cases come from the served OpenAPI document plus the admin routes, so new routes are covered.
 const ADMIN = 'validation-binary-admin-token-0123456789'
-const root = join(import.meta.dir, '../..')
 const work = scratchDir('dialer-valid-')
 const binary = join(work.path, 'dialer')
 
@@ -33,12 +31,7 @@ let auth = ''
 let doc: Schema = {}
 
 beforeAll(async () => {
-  const prebuilt = process.env.DIALER_TEST_BINARY
-  if (prebuilt && existsSync(prebuilt)) copyFileSync(prebuilt, binary)
-  else {
-    const build = Bun.spawnSync([process.execPath, 'run', join(root, 'scripts/build.ts'), binary], { cwd: root })
-    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
-  }
+  placeBinary(binary)
   const started = await spawnService({
     command: [binary], dataDir: join(work.path, 'data'), cwd: work.path,
     env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0' },

@@ -1,22 +1,13 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import fc from 'fast-check'
-import { ApiError } from '../../src/errors'
 import { refuseDeclaredSize } from '../../src/http/body-reader'
 import { CALLBACK_MAX_BYTES, checkCallbackFields, formFieldCount, TWILIO_FORM } from '../../src/http/callback-body'
+import { refusalOf } from './thrown'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
 
 // Twilio callback forms are refused by size and field count before any signature work.
-
-const thrown = (f: () => void): ApiError | null => {
-  try {
-    f()
-    return null
-  } catch (error) {
-    return error as ApiError
-  }
-}
 
 describe('formFieldCount', () => {
   test.each([
@@ -53,17 +44,17 @@ describe('formFieldCount', () => {
 describe('the checks', () => {
   test('200 fields pass, 201 are 400 invalid_request', () => {
     const form = (n: number) => Array.from({ length: n }, (_, i) => `F${i}=v`).join('&')
-    expect(thrown(() => checkCallbackFields(form(200)))).toBeNull()
-    const refused = thrown(() => checkCallbackFields(form(201)))
+    expect(refusalOf(() => checkCallbackFields(form(200)))).toBeNull()
+    const refused = refusalOf(() => checkCallbackFields(form(201)))
     expect([refused?.status, refused?.code, refused?.param]).toEqual([400, 'invalid_request', null])
   })
 
   test('a declared size over 64 KB is 413 payload_too_large; at the cap, or undeclared, it is read', () => {
     const request = (length: string | null) => new Request('http://x/twilio/calls/a/status', { method: 'POST', headers: length === null ? {} : { 'content-length': length } })
     expect(CALLBACK_MAX_BYTES).toBe(65_536)
-    expect(thrown(() => refuseDeclaredSize(request(String(CALLBACK_MAX_BYTES)), TWILIO_FORM))).toBeNull()
-    expect(thrown(() => refuseDeclaredSize(request(null), TWILIO_FORM))).toBeNull()
-    const refused = thrown(() => refuseDeclaredSize(request(String(CALLBACK_MAX_BYTES + 1)), TWILIO_FORM))
+    expect(refusalOf(() => refuseDeclaredSize(request(String(CALLBACK_MAX_BYTES)), TWILIO_FORM))).toBeNull()
+    expect(refusalOf(() => refuseDeclaredSize(request(null), TWILIO_FORM))).toBeNull()
+    const refused = refusalOf(() => refuseDeclaredSize(request(String(CALLBACK_MAX_BYTES + 1)), TWILIO_FORM))
     expect([refused?.status, refused?.code, refused?.type]).toEqual([413, 'payload_too_large', 'invalid_request_error'])
   })
 })

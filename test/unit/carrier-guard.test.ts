@@ -1,13 +1,12 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { OrgCarrierRow } from '../../src/db/stores/org-store'
-import { checkApiBaseUrl as checkEndpoint } from '../../src/domain/orgs/carrier-fields'
-import {
-  callsInProgress, carrierRow, changesPlacedCalls, checkCarrier as checkWith, type CarrierInput,
-} from '../../src/domain/orgs/carrier-settings'
+import { callsInProgress, carrierRow, changesPlacedCalls, type CarrierInput } from '../../src/domain/orgs/carrier-settings'
 import { secretBox } from '../../src/domain/secrets/secret-box'
 import { ApiError } from '../../src/errors'
 import { carrierRules } from '../../src/telephony/registry'
-import { DEFAULT_TWILIO_API, twilioRules } from '../../src/telephony/twilio/settings'
+import { twilioRules } from '../../src/telephony/twilio/settings'
+import { box, checkApiBaseUrl, checkCarrier, OTHER_SID, TOKEN, TWILIO } from './carrier-fixtures'
+import { thrownBy } from './thrown'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -15,27 +14,9 @@ setDefaultTimeout(60_000)
 // The carrier's endpoint may not be a private address (the account's credentials go there), and
 // what calls already placed rely on cannot change under them.
 
-const SID = `AC${'0123456789abcdef'.repeat(2)}`
-const OTHER_SID = `AC${'fedcba9876543210'.repeat(2)}`
-const TOKEN = '9f'.repeat(16)
 const NEW_TOKEN = 'a1'.repeat(16)
-const TWILIO: CarrierInput = { kind: 'twilio', account_sid: SID, auth_token: TOKEN, caller_ids: ['+14155550100'] }
-const box = secretBox(Buffer.alloc(32, 0x5a))
 
-// The domain's functions with the registry's rules, as the organization service calls them.
-const checkCarrier = (input: CarrierInput, stored: OrgCarrierRow | undefined, param?: string, allowPrivate?: boolean) =>
-  checkWith(carrierRules, input, stored, param, allowPrivate)
-const checkApiBaseUrl = (raw: string, param: string, allowPrivate?: boolean) => checkEndpoint(raw, param, DEFAULT_TWILIO_API, allowPrivate)
-
-function errorOf(work: () => unknown): ApiError {
-  try {
-    work()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError)
-    return error as ApiError
-  }
-  throw new Error('expected an ApiError')
-}
+const errorOf = (work: () => unknown) => thrownBy(ApiError, work)
 
 describe('checkApiBaseUrl: private addresses', () => {
   test.each([

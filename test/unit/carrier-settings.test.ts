@@ -1,6 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { OrgCarrierRow } from '../../src/db/stores/org-store'
-import { checkApiBaseUrl as checkEndpoint, checkE164, checkMediaUrl, isLoopbackHost } from '../../src/domain/orgs/carrier-fields'
+import { checkE164, checkMediaUrl, isLoopbackHost } from '../../src/domain/orgs/carrier-fields'
 import {
   callsInProgress, carrierRow as rowWith, carrierView as viewWith, changesPlacedCalls, checkCarrier as checkWith, dialSettings, openCarrier as openWith,
   secretContext, type CarrierInput, type CarrierRules, type CarrierSettingsRules, type OpenedCarrier,
@@ -9,28 +9,21 @@ import { secretBox, SecretBoxError, type SecretBox } from '../../src/domain/secr
 import { ApiError } from '../../src/errors'
 import { CARRIER_KINDS, CARRIERS, carrierRules, DEFAULT_CARRIER } from '../../src/telephony/registry'
 import { DEFAULT_TWILIO_API, type TwilioSettings } from '../../src/telephony/twilio/settings'
+import { box, CALLER, checkApiBaseUrl, checkCarrier, OTHER_SID, SID, TOKEN, TWILIO } from './carrier-fixtures'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
 
 // Issue 18: an organization's carrier settings, as the admin API checks, stores and shows them.
 
-const SID = `AC${'0123456789abcdef'.repeat(2)}`
-const OTHER_SID = `AC${'fedcba9876543210'.repeat(2)}`
-const TOKEN = '9f'.repeat(16)
 const NEW_TOKEN = 'A1'.repeat(16)
-const CALLER = '+14155550100'
-const TWILIO: CarrierInput = { kind: 'twilio', account_sid: SID, auth_token: TOKEN, caller_ids: [CALLER] }
-const box = secretBox(Buffer.alloc(32, 0x5a))
 const NOW = 1_767_625_200_000
 
 // The domain's functions with the registry's rules (Twilio's), as the organization service calls them.
-const checkCarrier = (input: CarrierInput, stored: OrgCarrierRow | undefined, param?: string) => checkWith(carrierRules, input, stored, param)
 const carrierRow = (orgId: string, checked: ReturnType<typeof checkCarrier>, stored: OrgCarrierRow | undefined, secrets: SecretBox, now: number) =>
   rowWith(carrierRules, orgId, checked, stored, secrets, now)
 const carrierView = (row: OrgCarrierRow | undefined) => viewWith(carrierRules, row)
 const openCarrier = (row: OrgCarrierRow | undefined, secrets: SecretBox) => openWith(carrierRules, row, secrets)
-const checkApiBaseUrl = (raw: string, param: string) => checkEndpoint(raw, param, DEFAULT_TWILIO_API)
 /** Twilio's stored settings (its auth token apart). */
 const twilioSettings = (callerIds = [CALLER], apiBaseUrl = DEFAULT_TWILIO_API, machineDetection = true) =>
   ({ account_sid: SID, caller_ids: callerIds, api_base_url: apiBaseUrl, machine_detection: machineDetection })

@@ -1,49 +1,40 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { boardHub, type BoardSubscriber } from '../../src/console/board-stream'
 import { ConsoleLimiter } from '../../src/console/console-limits'
-import { ApiError } from '../../src/errors'
 import { FakeClock } from '../../src/jobs/clock'
+import { refusalOf } from './thrown'
 
 setDefaultTimeout(60_000)
-
-const refusal = (work: () => void): ApiError | null => {
-  try {
-    work()
-    return null
-  } catch (error) {
-    return error as ApiError
-  }
-}
 
 describe('console limiter (per session)', () => {
   test('a burst of 100, then 10 a second; 600 a clock minute at most; sessions apart', () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 5, 15, 0, 0))
     const limits = new ConsoleLimiter(clock)
-    for (let i = 0; i < 100; i++) expect(refusal(() => limits.take('a'))).toBeNull()
-    const refused = refusal(() => limits.take('a'))
+    for (let i = 0; i < 100; i++) expect(refusalOf(() => limits.take('a'))).toBeNull()
+    const refused = refusalOf(() => limits.take('a'))
     expect(refused).toMatchObject({ code: 'rate_limited', retryAfter: 1 })
     expect(refused!.extras.reason).toBe('console_session')
-    expect(refusal(() => limits.take('b'))).toBeNull()
+    expect(refusalOf(() => limits.take('b'))).toBeNull()
     clock.set(clock.now() + 1_000)
-    for (let i = 0; i < 10; i++) expect(refusal(() => limits.take('a'))).toBeNull()
-    expect(refusal(() => limits.take('a'))).not.toBeNull()
+    for (let i = 0; i < 10; i++) expect(refusalOf(() => limits.take('a'))).toBeNull()
+    expect(refusalOf(() => limits.take('a'))).not.toBeNull()
     // Steady 10 a second for the rest of the minute: the window's 600 is the cap.
     let taken = 110
     for (let s = 2; s < 59 && taken < 600; s++) {
       clock.set(Date.UTC(2026, 0, 5, 15, 0, s))
-      for (let i = 0; i < 10 && taken < 600; i++, taken++) expect(refusal(() => limits.take('a'))).toBeNull()
+      for (let i = 0; i < 10 && taken < 600; i++, taken++) expect(refusalOf(() => limits.take('a'))).toBeNull()
     }
     clock.set(Date.UTC(2026, 0, 5, 15, 0, 59))
-    expect(refusal(() => limits.take('a'))).toMatchObject({ code: 'rate_limited' })
+    expect(refusalOf(() => limits.take('a'))).toMatchObject({ code: 'rate_limited' })
   })
 
   test('four streams a session; the fifth refused until one closes', () => {
     const limits = new ConsoleLimiter(new FakeClock())
     for (let i = 0; i < 4; i++) limits.openStream('a')
-    expect(refusal(() => limits.openStream('a'))).toMatchObject({ code: 'rate_limited', retryAfter: 5 })
-    expect(refusal(() => limits.openStream('b'))).toBeNull()
+    expect(refusalOf(() => limits.openStream('a'))).toMatchObject({ code: 'rate_limited', retryAfter: 5 })
+    expect(refusalOf(() => limits.openStream('b'))).toBeNull()
     limits.closeStream('a')
-    expect(refusal(() => limits.openStream('a'))).toBeNull()
+    expect(refusalOf(() => limits.openStream('a'))).toBeNull()
     expect(limits.openStreams('a')).toBe(4)
   })
 
@@ -51,12 +42,12 @@ describe('console limiter (per session)', () => {
     const clock = new FakeClock()
     const limits = new ConsoleLimiter(clock)
     limits.startSearch('a')
-    expect(refusal(() => limits.startSearch('a'))).toMatchObject({ code: 'rate_limited', retryAfter: 1 })
-    expect(refusal(() => limits.startSearch('b'))).toBeNull()
+    expect(refusalOf(() => limits.startSearch('a'))).toMatchObject({ code: 'rate_limited', retryAfter: 1 })
+    expect(refusalOf(() => limits.startSearch('b'))).toBeNull()
     limits.endSearch('a')
-    expect(refusal(() => limits.startSearch('a'))).toBeNull()
+    expect(refusalOf(() => limits.startSearch('a'))).toBeNull()
     clock.set(clock.now() + 30_000)
-    expect(refusal(() => limits.startSearch('a'))).toBeNull()
+    expect(refusalOf(() => limits.startSearch('a'))).toBeNull()
   })
 })
 

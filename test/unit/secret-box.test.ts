@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { ConfigError } from '../../src/config'
 import { keyIdOf, parseSecretKey, SECRET_KEY_FORMAT, secretBox, SecretBoxError } from '../../src/domain/secrets/secret-box'
 import { loadSecretKey, SECRET_KEY_FILE } from '../../src/domain/secrets/secret-key-file'
-import { scratchDir } from '../harness'
+import { inScratch as inScratchOf, thrownBy } from './thrown'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -17,26 +17,10 @@ const OTHER_KEY = Buffer.alloc(32, 0x22)
 const box = secretBox(KEY)
 
 /** The SecretBoxError `work` throws; fails the test when it returns or throws anything else. */
-function boxErrorOf(work: () => unknown): SecretBoxError {
-  try {
-    work()
-  } catch (error) {
-    expect(error).toBeInstanceOf(SecretBoxError)
-    return error as SecretBoxError
-  }
-  throw new Error('expected a SecretBoxError, but the value opened')
-}
+const boxErrorOf = (work: () => unknown) => thrownBy(SecretBoxError, work)
 
 /** The ConfigError `work` throws; fails the test when it returns or throws anything else. */
-function configErrorOf(work: () => unknown): ConfigError {
-  try {
-    work()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return error as ConfigError
-  }
-  throw new Error('expected a ConfigError')
-}
+const configErrorOf = (work: () => unknown) => thrownBy(ConfigError, work)
 
 /** A sealed value's four parts, the nonce and body decoded. */
 function partsOf(sealed: string) {
@@ -198,15 +182,7 @@ describe('parseSecretKey', () => {
 describe('loadSecretKey', () => {
   const HEX = 'cd'.repeat(32)
 
-  /** Runs `work` with a fresh scratch directory, removed afterwards. */
-  function inScratch(work: (root: string) => void): void {
-    const dir = scratchDir('dialer-secret-key-')
-    try {
-      work(dir.path)
-    } finally {
-      dir.remove()
-    }
-  }
+  const inScratch = (work: (root: string) => void) => inScratchOf('dialer-secret-key-', work)
 
   const onDisk = (dataDir: string) => ({ secretKey: null, dataDir, databasePath: join(dataDir, 'dialer.db') })
 

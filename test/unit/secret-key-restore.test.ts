@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { ConfigError } from '../../src/config'
 import { keyIdOf, secretBox } from '../../src/domain/secrets/secret-box'
 import { loadSecretKey, SECRET_KEY_FILE, type SealedValue } from '../../src/domain/secrets/secret-key-file'
-import { scratchDir } from '../harness'
+import { inScratch as inScratchOf, thrownBy } from './thrown'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -19,24 +19,8 @@ const sealedWith = (key: Buffer, orgId = 'org-1'): SealedValue => {
   return { sealed: secretBox(key).seal('f'.repeat(32), context), context }
 }
 
-function configErrorOf(work: () => unknown): ConfigError {
-  try {
-    work()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return error as ConfigError
-  }
-  throw new Error('expected a ConfigError')
-}
-
-function inScratch(work: (root: string) => void): void {
-  const dir = scratchDir('dialer-secret-restore-')
-  try {
-    work(dir.path)
-  } finally {
-    dir.remove()
-  }
-}
+const configErrorOf = (work: () => unknown) => thrownBy(ConfigError, work)
+const inScratch = (work: (root: string) => void) => inScratchOf('dialer-secret-restore-', work)
 const onDisk = (dataDir: string) => ({ secretKey: null, dataDir, databasePath: join(dataDir, 'dialer.db') })
 
 describe('loadSecretKey against the sealed values', () => {
