@@ -1,8 +1,6 @@
-import type { Clock } from '../../jobs/clock'
-import type { Scheduler } from '../../jobs/scheduler'
 import { logger } from '../../log'
 import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
-import type { CarrierCallPort, CarrierCallRecord, RecordingStorage } from '../ports'
+import type { CarrierCallRecord, CarrierPorts } from '../ports'
 import { callbackUrl, CALLBACK_STEPS, initialCarrierState, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
@@ -17,17 +15,10 @@ import { formParams, validateTwilioRequest } from './signature'
  * hang-ups, the recording download) starts only once that transaction is durable.
  */
 
-export interface TwilioCarrierDeps {
-  store: CarrierCallPort
-  transaction: <T>(work: () => T) => T
-  afterDurable: (effect: () => void) => void
+/** The carrier ports (ports.ts), with the organization's Twilio account in place of the generic settings. */
+export interface TwilioCarrierDeps extends Omit<CarrierPorts, 'settingsOf' | 'simSpeed'> {
   /** The organization's Twilio account with its token opened; null when it has none or it cannot be opened. */
   account: (orgId: string) => TwilioAccount | null
-  /** DIALER_PUBLIC_URL: every callback URL is under it, and signatures are checked against it. */
-  publicUrl: string
-  recordings: RecordingStorage
-  clock: Clock
-  scheduler: Scheduler
   /** Tests and the benchmark reach the emulator with their own fetch or timeout. */
   rest?: RestClientOptions
 }
