@@ -87,6 +87,7 @@ export async function surfaceKinds(base: string, adminToken: string, options: { 
   for (let i = 0; i < options.searchLeads; i++) rows.push(`+1312${String(2_000_000 + i).padStart(7, '0')},Lead Person ${i},lead${i}@example.com,crm-${i}`)
   await fetch(`${base}/api/v1/admin/orgs/${org.id}/leads/import?campaign_id=${importsInto.id}`, { method: 'POST', headers: { ...admin, 'content-type': 'text/csv' }, body: rows.join('\n') })
     .then(async (r) => { if (!r.ok) throw new Error(`seeding search leads: ${r.status} ${await r.text()}`) })
+  await fetch(`${base}/__bench/search-index`)
   const owner = await json(base, 'POST', `/api/v1/admin/orgs/${org.id}/users`, admin, { email: 'owner@hostile.example', name: 'Owner', role: 'owner', password: 'a-long-bench-password-1' })
   void owner
   const signIn = await json(base, 'POST', '/console/api/session', {}, { email: 'owner@hostile.example', password: 'a-long-bench-password-1' })
