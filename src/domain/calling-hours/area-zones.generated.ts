@@ -2049,3 +2049,31 @@ export const NANP_ZONES: Record<string, string> = {
   '1986': 'America/Boise&America/Los_Angeles',
   '1989': 'America/New_York',
 }
+
+// Area codes split by exchange across two or more zones (from the table above): key '1' + area
+// code, value: every zone of the area code's entries, joined by '&'. An unlisted exchange gets them all.
+export const SPLIT_AREA_ZONES: Record<string, string> = {
+  '1208': 'America/Boise&America/Denver&America/Los_Angeles',
+  '1219': 'America/Chicago&America/New_York',
+  '1250': 'America/Edmonton&America/Vancouver',
+  '1270': 'America/Chicago&America/New_York',
+  '1308': 'America/Chicago&America/Denver',
+  '1418': 'America/Halifax&America/Toronto',
+  '1423': 'America/Chicago&America/New_York',
+  '1541': 'America/Denver&America/Los_Angeles',
+  '1574': 'America/Chicago&America/New_York',
+  '1605': 'America/Chicago&America/Denver&America/North_Dakota/Center',
+  '1606': 'America/Chicago&America/New_York',
+  '1620': 'America/Chicago&America/Denver',
+  '1701': 'America/Chicago&America/Denver&America/North_Dakota/Center',
+  '1709': 'America/Halifax&America/Puerto_Rico&America/St_Johns',
+  '1775': 'America/Boise&America/Denver&America/Los_Angeles',
+  '1785': 'America/Chicago&America/Denver',
+  '1807': 'America/Toronto&America/Winnipeg',
+  '1812': 'America/Chicago&America/New_York',
+  '1850': 'America/Chicago&America/New_York',
+  '1867': 'America/Edmonton&America/Fort_Nelson&America/Toronto&America/Vancouver&America/Winnipeg',
+  '1906': 'America/Chicago&America/New_York',
+  '1907': 'America/Adak&America/Anchorage&America/Juneau&Pacific/Honolulu',
+  '1928': 'America/Denver&America/Phoenix',
+}

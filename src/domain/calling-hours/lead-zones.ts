@@ -4,7 +4,7 @@
  * non-geographic numbers, which only match the bare '1' entry) means the organization's zone.
  */
 import { describeCache, registerPureMemo } from '../../cache-registry'
-import { NANP_ZONES } from './area-zones.generated'
+import { NANP_ZONES, SPLIT_AREA_ZONES } from './area-zones.generated'
 
 const MAX_ZONES = 4
 
@@ -23,6 +23,29 @@ const LONGEST_PREFIX = Math.max(...Object.keys(NANP_ZONES).map((prefix) => prefi
 const AREA = 4
 /** The few area codes split further by exchange; any other number's longest prefix is at most its area code. */
 const SPLIT_AREAS = new Set(Object.keys(NANP_ZONES).filter((prefix) => prefix.length > AREA).map((prefix) => prefix.slice(0, AREA)))
+/**
+ * '1' + area code -> every zone its entries span, for the area codes split across zones: an
+ * exchange the table does not list may be in any of them. Built once; the lists are shared.
+ */
+const UNLISTED_EXCHANGE_ZONES = new Map<string, readonly string[]>(
+  Object.entries(SPLIT_AREA_ZONES).map(([area, joined]) => {
+    // The area code's own zones first: callers that show one zone show the default, as before.
+    const own = ZONES_BY_PREFIX.get(area) ?? []
+    return [area, Object.freeze([...own, ...joined.split('&').filter((zone) => !own.includes(zone))])]
+  }),
+)
+const UNION_LISTS = new Set<readonly string[]>(UNLISTED_EXCHANGE_ZONES.values())
+
+/** Whether `zones` (from zonesForPhone) is a split area code's union, given for an unlisted exchange. */
+export function isUnlistedExchangeZones(zones: readonly string[]): boolean {
+  return UNION_LISTS.has(zones)
+}
+
+/** The zones of the area code's own entry, when it has one (a split area code's default). */
+export function areaDefaultZones(e164: string): readonly string[] {
+  const digits = e164.startsWith('+') ? e164.slice(1) : e164
+  return ZONES_BY_PREFIX.get(digits.slice(0, AREA)) ?? []
+}
 
 /**
  * The IANA zones a lead at `e164` (+1...) may be in; [orgTimezone] when the number does not say.
@@ -31,8 +54,21 @@ const SPLIT_AREAS = new Set(Object.keys(NANP_ZONES).filter((prefix) => prefix.le
 export function zonesForPhone(e164: string, orgTimezone: string): readonly string[] {
   const digits = e164.startsWith('+') ? e164.slice(1) : e164
   // Keys are at most LONGEST_PREFIX digits (AREA unless the area code is split): longer candidates can never match.
-  const longest = SPLIT_AREAS.has(digits.slice(0, AREA)) ? LONGEST_PREFIX : AREA
-  for (let length = Math.min(digits.length, longest); length >= 1; length--) {
+  const area = digits.slice(0, AREA)
+  if (!SPLIT_AREAS.has(area)) return areaOrBroader(digits, area, orgTimezone)
+  for (let length = Math.min(digits.length, LONGEST_PREFIX); length > AREA; length--) {
+    const zones = ZONES_BY_PREFIX.get(digits.slice(0, length))
+    if (zones !== undefined) return zones ?? orgZone(orgTimezone)
+  }
+  // An exchange the table does not list: every zone of its area code, not just the default.
+  return UNLISTED_EXCHANGE_ZONES.get(area) ?? areaOrBroader(digits, area, orgTimezone)
+}
+
+/** The area code's entry, else a shorter prefix (the bare '1' is too broad), else the organization's zone. */
+function areaOrBroader(digits: string, area: string, orgTimezone: string): readonly string[] {
+  const own = ZONES_BY_PREFIX.get(area)
+  if (own !== undefined) return own ?? orgZone(orgTimezone)
+  for (let length = Math.min(digits.length, AREA - 1); length >= 1; length--) {
     const zones = ZONES_BY_PREFIX.get(digits.slice(0, length))
     if (zones !== undefined) return zones ?? orgZone(orgTimezone)
   }

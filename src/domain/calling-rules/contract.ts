@@ -55,6 +55,12 @@ export interface LeadReach {
   zones: readonly string[]
   /** Things noticed but not applied, e.g. "zip_unknown:00000" (a ZIP that does not exist). */
   notes: readonly string[]
+  /**
+   * Zones in `zones` only because the number's exchange is not in the table of a split area
+   * code (its area code's other zones); absent when none. A block that only these cause is
+   * shown as exchange_unknown.
+   */
+  guessedZones?: readonly string[]
 }
 
 export interface EvaluateInput {

@@ -6,7 +6,7 @@
  * ZIP table is decoded once on first use.
  */
 import { describeCache, registerPureMemo } from '../../cache-registry'
-import { zonesForPhone } from '../calling-hours/lead-zones'
+import { areaDefaultZones, isUnlistedExchangeZones, zonesForPhone } from '../calling-hours/lead-zones'
 import { AREA_STATES } from './area-states.generated'
 import type { LeadReach } from './contract'
 import { PROVINCES } from './state-rules'
@@ -176,11 +176,19 @@ function phoneReach(e164: string, orgTimezone: string): LeadReach {
     const country = states.length > 0
       ? (PROVINCES.has(states[0]!) ? 'CA' : 'US')
       : nanp && zones.length === 1 && zones[0] === orgTimezone ? 'US' : null
-    reach = Object.freeze({ country, states, zones, notes: NO_NOTES })
+    reach = Object.freeze({ country, states, zones, notes: NO_NOTES, ...guessed(e164, zones) })
     if (byArea.size >= CACHE_LIMIT) byArea.clear()
     byArea.set(area, reach)
   }
   return reach
+}
+
+/** An unlisted exchange of a split area code: the zones beyond its area code's default. */
+function guessed(e164: string, zones: readonly string[]): { guessedZones?: readonly string[] } {
+  if (!isUnlistedExchangeZones(zones)) return {}
+  const known = areaDefaultZones(e164)
+  const extra = zones.filter((zone) => !known.includes(zone))
+  return extra.length > 0 ? { guessedZones: Object.freeze(extra) } : {}
 }
 
 /** The lead's reach; shared frozen objects (do not mutate). */
@@ -207,25 +215,33 @@ export function reachOf(e164: string, address: string | null, orgTimezone: strin
 function merge(base: LeadReach, zip: string | null, named: string[]): LeadReach {
   const states = new Set(base.states)
   const zones = new Set(base.zones)
+  // Zones the address gives are known, even when the number's exchange is not.
+  const fromAddress = new Set<string>()
   const notes: string[] = []
   if (zip !== null) {
     const place = zipPlace(zip)
     if (place) {
       states.add(place.state)
       zones.add(place.zone)
+      fromAddress.add(place.zone)
     } else notes.push(`zip_unknown:${zip}`)
   }
   for (const state of named) {
     if (states.has(state)) continue
     states.add(state)
     // The ZIP's zone is enough when it names the same state; a state alone adds all its zones.
-    for (const zone of stateZones(state)) zones.add(zone)
+    for (const zone of stateZones(state)) {
+      zones.add(zone)
+      fromAddress.add(zone)
+    }
   }
+  const guessedZones = base.guessedZones?.filter((zone) => !fromAddress.has(zone))
   const country = base.country ?? ([...states].some((s) => !PROVINCES.has(s)) ? 'US' : states.size > 0 ? 'CA' : null)
   return Object.freeze({
     country,
     states: Object.freeze([...states].sort()),
     zones: Object.freeze([...zones]),
     notes: notes.length > 0 ? Object.freeze(notes) : NO_NOTES,
+    ...(guessedZones && guessedZones.length > 0 ? { guessedZones: Object.freeze(guessedZones) } : {}),
   })
 }

@@ -60,6 +60,9 @@ export const Contactability = t.Object({
     rule_id: Nullable(t.String({ description: 'the blocking rule; null for a call dialed' })),
     outcome: t.Union([t.Literal('dialed'), t.Literal('deferred')]),
     until: Nullable(DateTime),
+    reason: t.Optional(t.Literal('exchange_unknown', {
+      description: "a deferral caused only by the zones the lead may be in because its number's exchange is not listed for its split area code (every zone of the area code applies)",
+    })),
   }), { description: 'the last 20 dial decisions for the lead, newest first' }),
   notes: t.Array(t.String({ examples: ['zip_unknown:00000'] }), { description: 'what was noticed about the lead and not applied, e.g. a ZIP in its address that does not exist (zip_unknown:NNNNN)' }),
   rules_version: t.String({ description: 'version of the calling-rules table' }),

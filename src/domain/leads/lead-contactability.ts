@@ -41,7 +41,11 @@ export function leadContactability(core: LeadCore, reads: ReturnType<typeof lead
         calls_last_24h: verdict.callsLast24h,
         rules: verdict.rules,
         blocked_by: blockedBy,
-        decisions: stores.decisions.forLead(lead.id).map((d) => ({ at: iso(d.at), rule_id: d.ruleId, outcome: d.outcome, until: isoOrNull(d.until) })),
+        decisions: stores.decisions.forLead(lead.id).map((d) => ({
+          at: iso(d.at), rule_id: d.ruleId, outcome: d.outcome, until: isoOrNull(d.until),
+          // Said only of a deferral the unlisted exchange's other zones caused (computed on read: the row keeps no reason).
+          ...(d.outcome === 'deferred' && d.ruleId !== null && rules.guessCaused(reach, campaign, d.ruleId, d.at, verdict.rules) ? { reason: 'exchange_unknown' as const } : {}),
+        })),
         notes: [...reach.notes],
         rules_version: rules.engine.rulesVersion,
         consent: consentEvidence(lead),

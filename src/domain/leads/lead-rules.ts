@@ -35,7 +35,23 @@ export function leadRulesOf(stores: Stores, engine: CallingRulesEngine) {
     return engine.evaluate({ reach, campaignWindow: { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, callTimes, now })
   }
 
-  return { engine, reachOf, verdict }
+  /**
+   * Whether a deferral by `ruleId` at `at` came only from the zones guessed for an unlisted
+   * exchange: the rule would not have blocked in the lead's other zones. Caps do not depend on
+   * zones; a lead with no other zone owes every zone rule's block to the guess.
+   */
+  function guessCaused(reach: LeadReach, campaign: Pick<CampaignRow, 'callingHoursStart' | 'callingHoursEnd'>, ruleId: string, at: number, rules: Verdict['rules']): boolean {
+    const guessed = reach.guessedZones
+    const rule = rules.find((r) => r.id === ruleId)
+    if (!guessed || guessed.length === 0 || !rule || rule.kind === 'cap') return false
+    const zones = reach.zones.filter((zone) => !guessed.includes(zone))
+    if (zones.length === 0) return true
+    const known: LeadReach = { country: reach.country, states: reach.states, zones, notes: reach.notes }
+    const campaignWindow = { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }
+    return !engine.evaluate({ reach: known, campaignWindow, callTimes: [], now: at }).blockedBy.some((b) => b.rule_id === ruleId)
+  }
+
+  return { engine, reachOf, verdict, guessCaused }
 }
 
 export type LeadRules = ReturnType<typeof leadRulesOf>

@@ -99,6 +99,21 @@ export function leadWriter(core: LeadCore) {
     return row
   }
 
+  /**
+   * A lead scheduled because a zone guessed for its unlisted exchange is outside the hours:
+   * the reply says only outside_calling_hours, so those deferrals are recorded (contactability
+   * marks them exchange_unknown). Other intake deferrals are not recorded: the reply says why.
+   */
+  function noteUnlistedExchange(row: LeadRow, campaign: CheckedLead['campaign']): void {
+    if (row.status !== 'scheduled' || row.dueReason !== 'outside_calling_hours') return
+    const reach = core.rules.reachOf(row)
+    if (!reach.guessedZones) return
+    const now = clock.now()
+    const verdict = core.rules.verdict(row, campaign, now, { reach })
+    const caused = verdict.blockedBy.filter((b) => core.rules.guessCaused(reach, campaign, b.rule_id, now, verdict.rules))
+    if (caused.length > 0) core.recordDeferrals(row, row.id, { blockedBy: caused }, now)
+  }
+
   return {
     /**
      * Writes a lead that passed its checks, inside the caller's transaction: a new lead, or
@@ -106,7 +121,9 @@ export function leadWriter(core: LeadCore) {
      */
     write(principal: Principal, input: LeadInput, checked: CheckedLead, source: LeadSource): LeadRow {
       const callNow = source.callNow && checked.callNow
-      return checked.existing ? requeue(principal, input, checked, checked.existing, callNow, source) : insert(principal, input, checked, callNow, source)
+      const row = checked.existing ? requeue(principal, input, checked, checked.existing, callNow, source) : insert(principal, input, checked, callNow, source)
+      noteUnlistedExchange(row, checked.campaign)
+      return row
     },
   }
 }
