@@ -100,4 +100,22 @@ describe('calling rules on the service as shipped', () => {
     expect(r.code).toBe(4)
     expect(r.err).toContain('param calling_hours.start')
   })
+
+  // Split area codes: an exchange the zone table does not list is checked in every zone of its
+  // area code; a listed exchange keeps its one zone. Real clock: only the zones are asserted.
+  const zonesOf = async (phone: string): Promise<string[]> => {
+    const lead = await api('POST', '/leads', { campaign_id: campaignId, phone })
+    expect(lead.status).toBe(201)
+    const c = await api('GET', `/leads/${lead.body.data.id}/contactability`)
+    expect(c.status).toBe(200)
+    for (const d of c.body.data.decisions) if ('reason' in d) expect(d.reason).toBe('exchange_unknown')
+    return c.body.data.zones
+  }
+
+  test('unlisted exchanges of 850, 423 and 605 get every zone of their area code; a listed 850 exchange one', async () => {
+    expect(await zonesOf('+18505550142')).toEqual(['America/New_York', 'America/Chicago'])
+    expect(await zonesOf('+14235550142')).toEqual(['America/Chicago', 'America/New_York'])
+    expect(await zonesOf('+16055550142')).toEqual(['America/Denver', 'America/North_Dakota/Center', 'America/Chicago'])
+    expect(await zonesOf('+18502000142')).toEqual(['America/Chicago'])
+  })
 })
