@@ -281,5 +281,18 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nALTER TABLE `__new_org_carriers` RENAME TO `org_carriers`;",
       "\nPRAGMA foreign_keys=ON;\n"
     ]
+  },
+  {
+    "tag": "0020_law_checked_calling",
+    "folderMillis": 1795796764498,
+    "hash": "c5f57b56b07b037e4cf701d48b25d3f2c06a1937136dca7d27d060dde70acad6",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `dnc_state_registry_areas` (\n\t`state` text NOT NULL,\n\t`area_code` integer NOT NULL,\n\t`numbers` integer NOT NULL,\n\t`subscribers` blob NOT NULL,\n\tPRIMARY KEY(`state`, `area_code`)\n);\n",
+      "\nALTER TABLE `campaigns` ADD `automated_voice` integer DEFAULT false NOT NULL;",
+      "\nALTER TABLE `campaigns` ADD `recording_notice` text;",
+      "\nALTER TABLE `calls` ADD `recording_consent` text;",
+      "\nALTER TABLE `dnc_registry_imports` ADD `list` text DEFAULT 'national' NOT NULL;"
+    ]
   }
 ]

@@ -22,6 +22,13 @@ export interface Intent {
   offered_to: { id: string | null; name: string; role: 'sdr' | 'closer' }[]
 }
 
+export interface RecordingConsent {
+  required_by: string[]
+  /** Unix ms the notice finished playing (recording may start from then); null until it has. */
+  announced_at: number | null
+  method: 'say' | 'audio_url'
+}
+
 export const calls = sqliteTable(
   'calls',
   {
@@ -49,6 +56,8 @@ export const calls = sqliteTable(
     callbackAt: integer('callback_at'),
     intent: text('intent', { mode: 'json' }).$type<Intent | null>(),
     recordingAvailable: integer('recording_available', { mode: 'boolean' }).notNull().default(false),
+    /** Where a state of the lead requires all-party consent to record: which states, when the notice played, how. */
+    recordingConsent: text('recording_consent', { mode: 'json' }).$type<RecordingConsent | null>(),
     /** The lines are in call_transcripts: large, and read only by GET .../transcript. */
     transcriptAvailable: integer('transcript_available', { mode: 'boolean' }).notNull().default(false),
     startedBy: text('started_by', { mode: 'json' }).$type<{ type: 'dialer' | 'api' | 'person'; api_key_id: string | null }>().notNull(),

@@ -35,6 +35,10 @@ export const campaigns = sqliteTable(
     cooldownHours: integer('cooldown_hours').notNull(),
     spendCapUsd: real('spend_cap_usd'),
     voicemail: text('voicemail', { mode: 'json' }).$type<Voicemail>(),
+    /** The campaign's calls play a prerecorded message or an artificial (AI) voice: the automated-call rules apply. */
+    automatedVoice: integer('automated_voice', { mode: 'boolean' }).notNull().default(false),
+    /** Played after the answer, before recording starts, where a state of the lead requires all-party consent; null: the default sentence. */
+    recordingNotice: text('recording_notice', { mode: 'json' }).$type<Voicemail>(),
     created: integer('created').notNull(),
     updated: integer('updated').notNull(),
   },

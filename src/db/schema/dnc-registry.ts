@@ -1,5 +1,5 @@
-/** The national Do Not Call registry (docs/dnc-registry.md): the numbers, packed, and each import. */
-import { blob, integer, sqliteTable } from 'drizzle-orm/sqlite-core'
+/** The national and state Do Not Call registries (docs/dnc-registry.md): the numbers, packed, and each import. */
+import { blob, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
  * One row per area code: its subscriber numbers (the 7 digits after the area code) as a
@@ -24,4 +24,18 @@ export const dncRegistryImports = sqliteTable('dnc_registry_imports', {
   lines: integer('lines').notNull(),
   rejected: integer('rejected').notNull(),
   duplicates: integer('duplicates').notNull(),
+  /** Which list the import replaced: "national", or a state's two-letter code. */
+  list: text('list').notNull().default('national'),
 })
+
+/** State Do Not Call lists, packed as the national one is (one row per state and area code); an import replaces one state's rows. */
+export const dncStateRegistryAreas = sqliteTable(
+  'dnc_state_registry_areas',
+  {
+    state: text('state').notNull(),
+    areaCode: integer('area_code').notNull(),
+    numbers: integer('numbers').notNull(),
+    subscribers: blob('subscribers', { mode: 'buffer' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.state, t.areaCode] })],
+)
