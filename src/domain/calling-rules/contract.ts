@@ -4,8 +4,12 @@
  * Implemented by the modules beside this file; see docs/calling-rules.md.
  */
 
-/** hours: a daily local window; day: whole weekdays barred; holiday: named days barred; cap: at most N calls per rolling period. */
-export type RuleKind = 'hours' | 'day' | 'holiday' | 'cap'
+/**
+ * hours: a daily local window; day: whole weekdays barred; holiday: named days barred; cap: at most N
+ * calls per rolling period; automated: hours (and caps) for calls with a prerecorded or artificial voice
+ * only; recording: every party must consent before a call is recorded (blocks nothing, read by the carrier).
+ */
+export type RuleKind = 'hours' | 'day' | 'holiday' | 'cap' | 'automated' | 'recording'
 
 /** One rule as the contactability reply shows it (snake_case: it is served as is). */
 export interface RuleView {
@@ -74,6 +78,8 @@ export interface EvaluateInput {
    */
   callTimes: readonly number[]
   now: number
+  /** The call plays a prerecorded message or an artificial (AI) voice: the automated rows apply too. */
+  automated?: boolean
 }
 
 export interface Verdict {

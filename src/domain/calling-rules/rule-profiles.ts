@@ -72,6 +72,9 @@ export function compile(view: RuleView): Compiled {
       return { view, profile: profile(Array(7).fill(FULL_DAY), [view.state!]), cap: null }
     case 'cap':
       return { view, profile: null, cap: { id: view.id, max: view.max!, period: view.period_hours! * HOUR } }
+    case 'automated':
+    case 'recording':
+      throw new RangeError(`rule kind ${view.kind} is not compiled yet: ${view.id}`)
   }
 }
 

@@ -11,7 +11,7 @@ const HHMM = t.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$|^24:00$', examples
 /** One calling rule that applies to the lead (src/domain/calling-rules/contract.ts RuleView). */
 export const CallingRule = t.Object({
   id: t.String({ description: 'stable id, e.g. US-hours, FL-hours, FL-cap, AL-sunday, campaign-hours', examples: ['FL-cap'] }),
-  kind: t.Union([t.Literal('hours'), t.Literal('day'), t.Literal('holiday'), t.Literal('cap')]),
+  kind: t.Union([t.Literal('hours'), t.Literal('day'), t.Literal('holiday'), t.Literal('cap'), t.Literal('automated'), t.Literal('recording')]),
   state: Nullable(t.String({ description: 'two-letter state or province; null for a national rule or the campaign window', examples: ['FL'] })),
   source: t.String({ description: 'statute or regulation', examples: ['Fla. Stat. 501.616(6)'] }),
   effective: Nullable(t.String({ format: 'date', description: 'when the rule took effect, when known' })),
