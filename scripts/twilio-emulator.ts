@@ -18,12 +18,13 @@ const { values } = parseArgs({
     account: { type: 'string', multiple: true },
     'caller-id': { type: 'string', multiple: true },
     'max-concurrent-calls': { type: 'string' },
+    'calls-per-second': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 })
 
 if (values.help) {
-  console.log('Usage: bun run scripts/twilio-emulator.ts [--port N] [--hostname H] [--speed S] [--account SID:TOKEN ...] [--caller-id +1... ...] [--max-concurrent-calls N]')
+  console.log('Usage: bun run scripts/twilio-emulator.ts [--port N] [--hostname H] [--speed S] [--account SID:TOKEN ...] [--caller-id +1... ...] [--max-concurrent-calls N] [--calls-per-second N]')
   process.exit(0)
 }
 
@@ -32,11 +33,13 @@ const speed = Number(values.speed)
 if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port: ${values.port}`)
 if (!(speed > 0)) throw new Error(`--speed: must be above 0: ${values.speed}`)
 const max = values['max-concurrent-calls'] === undefined ? undefined : Number(values['max-concurrent-calls'])
+const cps = values['calls-per-second'] === undefined ? undefined : Number(values['calls-per-second'])
+if (cps !== undefined && !(cps > 0)) throw new Error(`--calls-per-second: must be above 0: ${values['calls-per-second']}`)
 
 const accounts = (values.account ?? [`AC${'0'.repeat(31)}1:emulator-token`]).map((pair) => {
   const colon = pair.indexOf(':')
   if (colon < 0 || !/^AC[0-9a-fA-F]{32}$/.test(pair.slice(0, colon))) throw new Error(`--account: expected AC<32 hex>:TOKEN, got ${pair}`)
-  return { sid: pair.slice(0, colon), authToken: pair.slice(colon + 1), callerIds: values['caller-id'], maxConcurrentCalls: max }
+  return { sid: pair.slice(0, colon), authToken: pair.slice(colon + 1), callerIds: values['caller-id'], maxConcurrentCalls: max, callsPerSecond: cps }
 })
 
 const emulator = TwilioEmulator.start({ accounts, port, hostname: values.hostname, speed })

@@ -38,6 +38,10 @@ export interface Config {
   readonly shutdownGraceMs: number
   /** DIALER_SECRET_KEY as given (checked here, decoded by secret-key-file.ts); null: the data directory's key file. */
   readonly secretKey: string | null
+  /** DIALER_WINDOW_END_MARGIN_SECONDS: a call is asked of the carrier only while the lead's calling window stays open this long. */
+  readonly windowEndMarginSeconds: number
+  /** DIALER_TOLL_FREE: toll-free and non-geographic numbers in the strictest US zone (default), or refused. */
+  readonly tollFree: TollFreeMode
 }
 
 export class ConfigError extends Error {}
@@ -127,13 +131,26 @@ export function loadConfig(env: Source = process.env, flags: Source = {}): Reado
     // The value is a secret: never echoed.
     throw new ConfigError(SECRET_KEY_FORMAT)
   }
+  // 60 s: a carrier may queue a call (Twilio: past the account's calls per second) and ring it
+  // later; a lead whose window closes sooner is left for its next window. Environment only.
+  const windowEndMarginSeconds = integer(env.DIALER_WINDOW_END_MARGIN_SECONDS ?? '60', 'DIALER_WINDOW_END_MARGIN_SECONDS', 0, 900)
+
+  // Toll-free and non-geographic numbers: called in the strictest US zone, or refused. Environment only.
+  const tollFree = env.DIALER_TOLL_FREE ?? 'strictest_zone'
+  if (tollFree !== 'strictest_zone' && tollFree !== 'refuse') {
+    throw new ConfigError(`DIALER_TOLL_FREE must be strictest_zone or refuse, got "${tollFree}"`)
+  }
 
   return Object.freeze({
     port, host, dataDir, databasePath, publicUrl, adminToken, fakeClock, simSpeed,
     webhookAllowPrivate, carrierAllowPrivate, synchronous: synchronousRaw, sqliteCacheMb, groupCommits, authFailuresPerMinute, accountFailures, trustedProxyHops,
-    logRequests, logLevel, checkReplies, apiVersion, shutdownGraceMs, secretKey,
+    logRequests, logLevel, checkReplies, apiVersion, shutdownGraceMs, secretKey, windowEndMarginSeconds,
+    tollFree: tollFree as TollFreeMode,
   })
 }
+
+/** DIALER_TOLL_FREE: toll-free and non-geographic numbers are called in the strictest US zone, or refused (422 number_not_allowed). */
+export type TollFreeMode = 'strictest_zone' | 'refuse'
 
 /** `http://HOST:PORT`, the default public URL (an IPv6 address in brackets). */
 export function listeningUrl(host: string, port: number): string {

@@ -174,11 +174,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const imports = importService({ imports: stores.imports, clock })
   const leads = leadService({
     stores, campaigns, dnc, registry, events, queues, scheduler, clock, newLeads,
-    calls: callActivity(stores.calls),
-    handleTimes,
-    spendCap: usage,
+    calls: callActivity(stores.calls), handleTimes, spendCap: usage,
     onRefused: (code) => metrics.intakeRefusals.inc(code),
     imports,
+    windowEndMarginMs: config.windowEndMarginSeconds * 1000, tollFree: config.tollFree,
   })
   const recordings = recordingFiles(config.dataDir)
   const carrierSet = createCarriers({
@@ -191,6 +190,8 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     scheduler,
     publicUrl: config.publicUrl,
     simSpeed: config.simSpeed,
+    metrics: metrics.carrier,
+    kindInUse: (kind) => stores.orgs.hasCarrierKind(kind),
   })
   const carrier = carrierSet[DEFAULT_CARRIER]
   const carriers = carrierDirectory({

@@ -87,13 +87,17 @@ const campaignFields = {
   cooldown_hours: t.Integer({ minimum: 0, maximum: 8760 }),
   spend_cap_usd: t.Nullable(t.Number({ minimum: 0, maximum: 100_000_000 })),
   voicemail: VoicemailInput,
+  // Played before recording where every party must consent: the same two forms as the voicemail.
+  recording_notice: VoicemailInput,
+  automated_voice: t.Boolean({ description: 'calls play a prerecorded message or an artificial (AI) voice: the automated-call rules apply (default false)' }),
 }
 
 export const CreateCampaignBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(campaignFields), ['name']))], strict)
 export const PatchCampaignBody = t.Partial(t.Object(campaignFields), strict)
 /** An owner's change in the console: these fields, each under the same schema as here. */
 export const CampaignSettingsBody = t.Partial(
-  t.Object({ lines: campaignFields.lines, sdrs: campaignFields.sdrs, closers: campaignFields.closers, calling_hours: campaignFields.calling_hours, voicemail: campaignFields.voicemail }),
+  t.Object({ lines: campaignFields.lines, sdrs: campaignFields.sdrs, closers: campaignFields.closers, calling_hours: campaignFields.calling_hours, voicemail: campaignFields.voicemail,
+    recording_notice: campaignFields.recording_notice }),
   strict,
 )
 
@@ -168,6 +172,8 @@ export const presentAdminCampaign = (c: CampaignRow) => ({
   cooldown_hours: c.cooldownHours,
   spend_cap_usd: c.spendCapUsd,
   voicemail: c.voicemail,
+  recording_notice: c.recordingNotice,
+  automated_voice: c.automatedVoice,
   created: iso(c.created),
   updated: iso(c.updated),
 })

@@ -11,6 +11,7 @@ import { PERMISSIONS } from '../domain/access/permissions'
 import { personPrincipal } from '../domain/console/console-access'
 import { parseMapping } from '../domain/leads/lead-import'
 import type { OrgRow } from '../db/stores/org-store'
+import { AdminCall } from '../domain/calls/call-shape'
 import type { Services } from '../services'
 import {
   adminListQuery, ClockBody, CreateCampaignBody, CreateKeyBody, CreateOrgBody, CreateUserBody, PatchCampaignBody, PatchKeyBody,
@@ -128,6 +129,13 @@ export const adminRoutes = (s: Services) => {
       detail: detail('Put a retired number back in use'),
     })
 
+    // ---- calls ----
+    .get('/calls/:id', ({ params }) => ({ data: s.calls.adminView(params.id) }), {
+      params: orgParams,
+      response: { 200: t.Object({ data: AdminCall }) },
+      detail: detail('Get a call: the Call object of GET /api/v1/external/calls/{id}, with its organization, carrier and recording consent'),
+    })
+
     // ---- the app's actions (people) ----
     .post('/calls/:id/outcome', ({ params, body }) => ({ data: s.calls.view(s.calls.fileOutcome(params.id, body)) }), {
       params: orgParams,
@@ -169,15 +177,20 @@ export const adminRoutes = (s: Services) => {
       params: orgParams, detail: detail('Get a lead CSV import: its state and counters (an interrupted one resumes when the same file is sent again)'),
     })
 
-    // ---- the national Do Not Call registry (docs/dnc-registry.md) ----
+    // ---- the national Do Not Call registry and the state lists (docs/dnc-registry.md) ----
     // The body is the file, streamed (text/plain, up to 256 MB): src/http/registry-upload.ts.
     .post('/dnc_registry', async ({ request, query }) =>
-      ({ data: presentRegistryImport(await s.registry.import(readChunks(request, REGISTRY_FILE), { force: query.force === 'true' })) }), {
+      ({ data: presentRegistryImport(await s.registry.import(readChunks(request, REGISTRY_FILE), { force: query.force === 'true', list: query.list })) }), {
       reads: REGISTRY_FILE,
-      query: t.Object({ force: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])) }),
-      detail: detail('Import the national Do Not Call registry file (replaces the list; 409 registry_shrink past half, unless force=true)'),
+      query: t.Object({
+        force: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+        list: t.Optional(t.String({ maxLength: 100, description: '"national" (the default) or the two-letter code of a state with its own list (docs/dnc-registry.md)' })),
+      }),
+      detail: detail("Import the national Do Not Call registry file, or a state's list with list=TX (replaces that list only; 409 registry_shrink past half, unless force=true)"),
     })
-    .get('/dnc_registry', () => ({ data: presentRegistry(s.registry.summary()) }), { detail: detail('The national registry in use: size and import time') })
+    .get('/dnc_registry', () => ({ data: presentRegistry(s.registry.summary()) }), {
+      detail: detail('The national registry in use (size and import time), and each state list'),
+    })
 
     // ---- periodic jobs ----
     .get('/jobs', () => ({ data: s.scheduler.jobNames().map((name) => ({ name })) }), { detail: detail('List periodic jobs') })

@@ -4,6 +4,7 @@
  */
 import { CARRIER_FLAGS, CARRIER_NOTES, carrierBody, withCarrierToken } from './carrier-command'
 import { USER_CREATE_FLAGS, USER_NOTES, USER_UPDATE_FLAGS, userBody, withPassword } from './user-command'
+import { STATE_DNC_LISTS } from '../domain/dnc/state-registries'
 
 import type { FieldKind } from './field-kind'
 
@@ -44,12 +45,14 @@ const campaignFields: Record<string, FieldKind> = {
   name: 'string', status: 'string', lines: 'int', sdrs: 'people', closers: 'people', requires_consent: 'bool',
   call_now_default: 'bool', late_minutes: 'int', calling_hours: 'json', max_attempts: 'int', retry_minutes: 'int',
   duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number', voicemail: 'json',
+  recording_notice: 'json', automated_voice: 'bool',
 }
 const listQuery = ['limit', 'starting_after']
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
 const CAMPAIGN = '0190a1b2-c3d4-7e5f-8a9b-111111111111'
 const USER = '0190a1b2-c3d4-7e5f-8a9b-222222222222'
 const IMPORT = '0190a1b2-c3d4-7e5f-8a9b-333333333333'
+const CALL = '0190a1b2-c3d4-7e5f-8a9b-444444444444'
 
 export const COMMANDS: Record<string, Command> = {
   'org create': {
@@ -122,15 +125,21 @@ export const COMMANDS: Record<string, Command> = {
       + 'The reply\'s import_id is the import\'s record (import get); the same file sent again after a stop resumes it.',
     example: `dialer admin lead import leads.csv --org ${ORG} --campaign-id ${CAMPAIGN} --map '{"Mobile":"phone"}'`,
   },
+  'call get': {
+    method: 'GET', path: '/calls/:id', arg: 'CALL_ID', summary: 'Show one call as the API serves it, with its carrier and recording consent.',
+    example: `dialer admin call get ${CALL}`,
+  },
   'import get': { method: 'GET', path: '/imports/:id', arg: 'IMPORT_ID', summary: 'Show one lead CSV import: running, done or interrupted, and its row counts.', example: `dialer admin import get ${IMPORT}` },
   'import list': { method: 'GET', path: '/orgs/:org/imports', query: listQuery, summary: "List an organization's lead CSV imports, newest first.", example: `dialer admin import list --org ${ORG}` },
   'registry import': {
-    method: 'POST', path: '/dnc_registry', arg: 'FILE', upload: 'text/plain', fields: { force: 'switch' }, summary: 'Load the national Do Not Call registry file (replaces the list).',
+    method: 'POST', path: '/dnc_registry', arg: 'FILE', upload: 'text/plain', fields: { force: 'switch', list: 'string' },
+    summary: "Load the national Do Not Call registry file, or a state's list with --list TX (replaces that list only).",
     note: 'One 10-digit number per line, as the FTC download gives it; bad lines are skipped and listed in `rejected`. Raise --timeout for a very large file. '
+      + `--list takes "national" (the default) or a state with its own list: ${STATE_DNC_LISTS.map((l) => l.state).join(', ')}. `
       + 'A file that would shrink a list of 1,000 numbers or more to under half is refused (registry_shrink) unless --force is given.',
     example: 'dialer admin registry import /var/tmp/dnc-2026-01.txt',
   },
-  'registry show': { method: 'GET', path: '/dnc_registry', summary: 'Show the national registry in use: how many numbers, imported when.', example: 'dialer admin registry show' },
+  'registry show': { method: 'GET', path: '/dnc_registry', summary: 'Show the registry in use: how many numbers, imported when, national and per state list.', example: 'dialer admin registry show' },
   'clock get': { method: 'GET', path: '/clock', summary: 'Read the fake clock.', note: 'Only with DIALER_FAKE_CLOCK=1.', example: 'dialer admin clock get' },
   'clock advance': {
     method: 'POST', path: '/clock', fields: { advance_seconds: 'number', now: 'string' }, summary: 'Move the fake clock forward, running what comes due.',
@@ -150,6 +159,7 @@ export const FLAG_NOTES: Record<string, string> = {
   outcome_labels: 'label -> outcome, e.g. {"Hot lead":"interested"}',
   recording_retention_days: 'days call recordings are kept (1 to 3650, default 90)',
   voicemail: 'dropped on answering machines: {"audio_url":"https://..."} or {"say":"..."}; null = none',
+  recording_notice: 'played before recording where every party must consent: {"say":"..."} or {"audio_url":"https://..."}; null = "This call may be recorded."',
   mode: 'live or test',
   permissions: 'e.g. leads:write,leads:read (default: every permission)',
   campaign_ids: 'campaigns the key may use; null = all',
@@ -171,6 +181,7 @@ export const FLAG_NOTES: Record<string, string> = {
   retry_minutes: 'minutes between attempts',
   duplicate_window_hours: 'hours in which a resent lead is a duplicate, not queued again',
   cooldown_hours: 'hours after an answered call before the number is called again',
+  automated_voice: 'calls play a prerecorded message or an AI voice: the automated-call rules apply (true/false)',
   spend_cap_usd: 'spend cap in USD; null = none',
   phone: 'the phone number, any common format',
   livemode: 'live (true, default) or test numbers',

@@ -3,6 +3,7 @@ import { ApiError } from '../errors'
 import { parseCalendarDate } from '../domain/calendar-date'
 import { zonedTime } from '../domain/calling-hours/calling-window'
 import { handlerOf } from '../domain/calls/call-handler'
+import { consentView } from '../domain/calls/call-view'
 import { invalid } from '../errors'
 import { listReply } from '../http/paging'
 import { markRoute } from '../http/pipeline'
@@ -66,7 +67,7 @@ export const consoleCallRoutes = (s: Services) => {
         if (!(error instanceof ApiError) || error.code !== 'recording_not_available') throw error
       }
       const transcript = s.calls.transcript(row).map((line) => ({ ...line, at: new Date(line.at).toISOString() }))
-      return { data: { call: s.calls.view(row), handler: handlerOf(row), transcript, recording } }
+      return { data: { call: s.calls.view(row), handler: handlerOf(row), transcript, recording, recording_consent: consentView(row) } }
     }, { params: callParams, console: 'calls:read', response: { 200: CallDetailReply }, detail: hide })
     .post('/orgs/:org/calls/:id/outcome', ({ params, body, who }) => {
       const row = s.calls.visible(who, params.id)

@@ -19,6 +19,7 @@ const present = (c: CampaignRow): CampaignSettings => ({
   closers: c.closers,
   calling_hours: { start: c.callingHoursStart, end: c.callingHoursEnd },
   voicemail: c.voicemail,
+  recording_notice: c.recordingNotice,
   updated: iso(c.updated),
 })
 

@@ -6,7 +6,7 @@
  * here. Property order is reply order.
  */
 import { Type as t, type Static, type TSchema } from '@sinclair/typebox'
-import { Call } from '../domain/calls/call-shape'
+import { Call, RecordingConsentShape } from '../domain/calls/call-shape'
 import { Contactability } from '../domain/leads/contactability-shape'
 import { CallNowReply, Lead } from '../domain/leads/lead-shape'
 import { DateTime, Nullable, Uuid } from '../domain/shapes'
@@ -93,6 +93,8 @@ export const BoardCampaign = t.Object({
   late: t.Integer(),
   calls_today: t.Integer(),
   connects_today: t.Integer(),
+  /** Read only here (set with the admin API or CLI): the campaign's calls are automated, so the automated-call rules apply. */
+  automated_voice: t.Boolean(),
 })
 export type BoardCampaign = Static<typeof BoardCampaign>
 /** GET campaigns, and each `campaigns` message of its stream. */
@@ -114,6 +116,8 @@ export const CampaignSettings = t.Object({
   closers: t.Array(CampaignPerson),
   calling_hours: t.Object({ start: t.String(), end: t.String() }),
   voicemail: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
+  /** Played before recording where every party must consent; null: "This call may be recorded." */
+  recording_notice: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
   updated: DateTime,
 })
 export type CampaignSettings = Static<typeof CampaignSettings>
@@ -133,7 +137,11 @@ export const TranscriptLine = t.Object({ speaker: t.Union([t.Literal('ai'), t.Li
 export type TranscriptLine = Static<typeof TranscriptLine>
 export const RecordingLink = t.Object({ url: t.String(), expires_at: DateTime })
 export type RecordingLink = Static<typeof RecordingLink>
-export const CallDetail = t.Object({ call: Call, handler: Nullable(t.String()), transcript: t.Array(TranscriptLine), recording: Nullable(RecordingLink) })
+export const CallDetail = t.Object({
+  call: Call, handler: Nullable(t.String()), transcript: t.Array(TranscriptLine), recording: Nullable(RecordingLink),
+  /** Where a state of the lead requires all-party consent: which states, when the notice ended (recording started from then). */
+  recording_consent: Nullable(RecordingConsentShape),
+})
 export type CallDetail = Static<typeof CallDetail>
 export const CallDetailReply = dataOf(CallDetail)
 export const CallReply = dataOf(Call)

@@ -18,6 +18,7 @@ import { consoleLeadRoutes } from './lead-routes'
 import { consolePeopleRoutes } from './people-routes'
 import { consoleUsageRoutes } from './usage-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
+import { campaignIsAutomated } from '../domain/campaigns/automated'
 import { boardHub, type BoardSubscriber } from './board-stream'
 import { ConsoleLimiter } from './console-limits'
 import { cookieOf } from '../http/console-door'
@@ -66,7 +67,7 @@ export const consoleRoutes = (s: Services) => {
       return {
         id: c.id, name: c.name, status: c.status, lines: c.lines, lines_in_use: s.dialer.callsUp(c.id, true),
         queued, queued_call_now: counts.queuedCallNow, queued_other: Math.max(0, queued - counts.queuedCallNow), late: counts.late,
-        calls_today: counts.callsToday, connects_today: counts.connectsToday,
+        calls_today: counts.callsToday, connects_today: counts.connectsToday, automated_voice: campaignIsAutomated(c),
       }
     })
   }

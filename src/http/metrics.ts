@@ -1,5 +1,6 @@
 import { OUTCOMES } from '../domain/outcomes'
 import { DELIVERY_RESULTS } from '../domain/webhooks/delivery-results'
+import { CALLBACK_STEPS } from '../telephony/twilio/call-plan'
 
 /** Seconds: the latency histogram's upper bounds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -96,6 +97,10 @@ const INTAKE_CODES = [
   'consent_required', 'number_not_allowed', 'queue_full', 'test_flows_busy', 'lead_rate_limited',
 ]
 
+/** Twilio's final CallStatus values, and a call the carrier refused to place. */
+const CARRIER_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled', 'not_placed']
+const CALLBACK_REFUSALS = ['signature', 'unknown_call', 'account']
+
 export interface Gauge {
   name: string
   help: string
@@ -117,6 +122,17 @@ export class Metrics {
   readonly rateLimited = new LabeledCounter('dialer_rate_limited_total', 'Requests answered 429, by reason.', 'reason', RATE_LIMIT_REASONS)
   readonly webhookDeliveries = new LabeledCounter('dialer_webhook_deliveries_total', 'Webhook delivery tries, by result.', 'result', DELIVERY_RESULTS)
   readonly commits = new Histogram('dialer_sqlite_commit_seconds', 'Time SQLite takes to COMMIT a transaction or a commit group.', COMMIT_BUCKETS)
+  readonly carrierCalls = new LabeledCounter('dialer_carrier_calls_total', 'Calls through a real carrier (Twilio), by final carrier status.', 'status', CARRIER_STATUSES)
+  readonly carrierCallbacks = new LabeledCounter('dialer_carrier_callbacks_total', 'Signed carrier callbacks applied, by step.', 'step', CALLBACK_STEPS)
+  readonly carrierRefused = new LabeledCounter('dialer_carrier_callbacks_refused_total', 'Carrier callbacks refused (403), by why: signature, unknown_call, account.', 'reason', CALLBACK_REFUSALS)
+  readonly carrierCallbackSeconds = new Histogram('dialer_carrier_callback_seconds', 'Time the service takes to answer a carrier callback.', BUCKETS)
+  /** The carrier's side of these counters (CarrierMetrics in src/telephony/ports.ts). */
+  readonly carrier = {
+    callEnded: (status: string) => this.carrierCalls.inc(status),
+    callback: (step: string) => this.carrierCallbacks.inc(step),
+    refused: (reason: string) => this.carrierRefused.inc(reason),
+    callbackSeconds: (seconds: number) => this.carrierCallbackSeconds.observe(seconds),
+  }
   private readonly jobs = new Map<string, JobSeries>()
 
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -171,6 +187,10 @@ export class Metrics {
     this.calls.render(out)
     this.webhookDeliveries.render(out)
     this.commits.render(out)
+    this.carrierCalls.render(out)
+    this.carrierCallbacks.render(out)
+    this.carrierRefused.render(out)
+    this.carrierCallbackSeconds.render(out)
 
     const jobs = [...this.jobs.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
     header(out, 'dialer_job_last_run_timestamp_seconds', 'gauge', 'When each periodic job last finished (service clock), unix seconds; absent before its first run.')

@@ -14,3 +14,16 @@ export interface TranscriptLine {
 
 /** What a real carrier plays on an answering machine: a recording, or text read aloud. */
 export type Voicemail = { audio_url: string } | { say: string }
+
+/** Said or played after the answer where every party must consent to recording; recording starts once it has ended. */
+export type RecordingNotice = { audio_url: string } | { say: string }
+
+/** The notice of a campaign that set none. */
+export const DEFAULT_RECORDING_NOTICE = 'This call may be recorded.'
+
+/** A call that records only after its notice: whose law asks for it, and what the lead hears. */
+export interface ConsentNotice {
+  /** States of the lead that require every party's consent, sorted. */
+  requiredBy: string[]
+  notice: RecordingNotice
+}

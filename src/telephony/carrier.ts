@@ -1,4 +1,4 @@
-import type { TranscriptLine, Voicemail } from './call-values'
+import type { ConsentNotice, TranscriptLine, Voicemail } from './call-values'
 import type { Outcome } from '../domain/outcomes'
 
 export type AnsweredBy = 'person' | 'machine' | 'unknown'
@@ -21,6 +21,12 @@ export interface DialRequest {
   livemode: boolean
   /** Record the call (the organization records calls). */
   record: boolean
+  /**
+   * Set when `record` and a state of the lead requires every party's consent: the call starts
+   * unrecorded, the notice plays after the answer, and recording starts once it has ended.
+   * Absent or null: recorded from the answer when `record`.
+   */
+  consent?: ConsentNotice | null
   leadName: string | null
   /** The person who takes a handover, for the transcript's agent lines. */
   agentName: string
@@ -70,6 +76,16 @@ export interface CallEvents {
   transcribed(callId: string, lines: TranscriptLine[]): void
   /** The recording is stored and can be served (it may come after the end). */
   recorded(callId: string): void
+  /** The recording notice finished playing at `at` (unix ms): recording may start from then. */
+  announced?(callId: string, at: number): void
+  /**
+   * The lead's phone rings (or the call was answered with no ringing told). A carrier may ring a
+   * call long after the dial (Twilio queues calls past the account's calls per second), so the
+   * service checks the lead's calling window again. False: it has closed; the call is over for
+   * the service (outcome no_answer, not an attempt, the lead placed at its next allowed time)
+   * and the carrier cancels it without connecting anyone. Absent: the call goes on.
+   */
+  ringing?(callId: string): boolean
 }
 
 /** A call the process was running when it stopped (boot reconciliation). */

@@ -45,6 +45,18 @@ export interface RecordingStorage {
  */
 export type OpenedSettings = { readonly kind: string }
 
+/** What a carrier counts for GET /metrics (src/http/metrics.ts). */
+export interface CarrierMetrics {
+  /** A call's final status at the carrier (Twilio's CallStatus), or not_placed. */
+  callEnded(status: string): void
+  /** A signed callback applied, by step. */
+  callback(step: string): void
+  /** A callback refused (403), by why. */
+  refused(reason: string): void
+  /** How long one callback took to answer. */
+  callbackSeconds(seconds: number): void
+}
+
 /** Everything a carrier's factory may use. */
 export interface CarrierPorts {
   store: CarrierCallPort
@@ -61,6 +73,9 @@ export interface CarrierPorts {
   publicUrl: string
   /** DIALER_SIM_SPEED: the simulator's times are divided by it. */
   simSpeed: number
+  metrics?: CarrierMetrics
+  /** Whether some organization has settings of this carrier kind now (start-up checks). */
+  kindInUse?: (kind: string) => boolean
 }
 
 /**

@@ -419,6 +419,8 @@ describe('campaigns (admin)', () => {
         cooldown_hours: 0,
         spend_cap_usd: null,
         voicemail: null,
+        recording_notice: null,
+        automated_voice: false,
         created: START_ISO,
         updated: START_ISO,
       },

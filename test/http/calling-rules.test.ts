@@ -69,9 +69,10 @@ describe('caps count every call to the number', () => {
     expect(c.states).toContain('FL')
     expect(c.blocked_by).toContainEqual({ rule_id: expect.stringMatching(/^FL-/), reason: 'recent_contact_cooldown', until: iso(START + 24 * HOUR) })
     expect(c.rules.map((r: any) => r.kind)).toContain('cap')
-    // Two calls of this lead were dialed: two decisions, newest first.
-    expect(c.decisions.map((d: any) => [d.outcome, d.rule_id])).toEqual([['dialed', null], ['dialed', null]])
-    expect(c.decisions.map((d: any) => d.at)).toEqual([iso(START + 20 * S), iso(START)])
+    // Two calls of this lead were dialed, then POST /calls was deferred by the cap: newest first.
+    expect(c.decisions.map((d: any) => [d.outcome, d.rule_id])).toEqual([['deferred', 'FL-cap'], ['dialed', null], ['dialed', null]])
+    expect(c.decisions.map((d: any) => d.at)).toEqual([iso(START + 60 * S), iso(START + 20 * S), iso(START)])
+    expect(c.decisions[0].until).toBe(iso(START + 24 * HOUR))
 
     // The lead is dialed when the oldest call leaves the 24 hours, not before.
     await h.advance(24 * 3600 - 60 - 1)

@@ -211,7 +211,7 @@ describe('roles and organizations', () => {
     const { cookie } = await signIn(SDR)
     const r = await call('GET', `/console/api/orgs/${orgId}/campaigns`, { cookie })
     expect(r.body.data).toEqual([{
-      id: campaignId, name: 'Spring', status: 'active', lines: 2, lines_in_use: 0, queued: 0, queued_call_now: 0, queued_other: 0, late: 0, calls_today: 0, connects_today: 0,
+      id: campaignId, name: 'Spring', status: 'active', lines: 2, lines_in_use: 0, queued: 0, queued_call_now: 0, queued_other: 0, late: 0, calls_today: 0, connects_today: 0, automated_voice: false,
     }])
   })
 

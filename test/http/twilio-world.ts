@@ -33,11 +33,11 @@ afterEach(async () => {
   world = null
 })
 
-export async function setup(options: { sdrs?: { name: string; phone?: string }[]; closers?: { name: string; phone?: string }[]; record?: boolean; machineDetection?: boolean; voicemail?: unknown; maxConcurrentCalls?: number; replay?: boolean; dropCallback?: (url: string) => boolean } = {}): Promise<World> {
+export async function setup(options: { sdrs?: { name: string; phone?: string }[]; closers?: { name: string; phone?: string }[]; record?: boolean; machineDetection?: boolean; voicemail?: unknown; maxConcurrentCalls?: number; replay?: boolean; dropCallback?: (url: string) => boolean; start?: number; callsPerSecond?: number } = {}): Promise<World> {
   const dir = scratchDir()
-  const h = createHarness({ autoDial: true, env: { DIALER_DATA_DIR: dir.path } })
+  const h = createHarness({ autoDial: true, start: options.start, env: { DIALER_DATA_DIR: dir.path } })
   const emulator = TwilioEmulator.start({
-    accounts: [{ sid: SID, authToken: TOKEN, callerIds: [CALLER_NY, CALLER_SF], maxConcurrentCalls: options.maxConcurrentCalls }],
+    accounts: [{ sid: SID, authToken: TOKEN, callerIds: [CALLER_NY, CALLER_SF], maxConcurrentCalls: options.maxConcurrentCalls, callsPerSecond: options.callsPerSecond }],
     speed: 200,
     replayCallbacks: options.replay ?? false,
     // Callbacks go through the whole handler, as a server would call it.

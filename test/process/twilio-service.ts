@@ -1,8 +1,8 @@
 import { expect } from 'bun:test'
 import { join } from 'node:path'
 import { scratchDir } from '../harness'
-import { TwilioEmulator } from '../emulators/twilio/emulator'
-import { startClock, type RunningClock } from './daytime-clock'
+import { TwilioEmulator, type EmulatorOptions } from '../emulators/twilio/emulator'
+import { setClock, startClock, type RunningClock } from './daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 /**
@@ -25,6 +25,10 @@ export interface TwilioServiceOptions {
   speed: number
   /** How long `callOf` polls by default. */
   callTimeoutMs?: number
+  /** More emulator options (shuffled callbacks, track labels). */
+  emulator?: Omit<EmulatorOptions, 'accounts' | 'speed'>
+  /** The emulator account's calls per second (unset: no queue). */
+  callsPerSecond?: number
 }
 
 export type TwilioService = ReturnType<typeof twilioService>
@@ -32,9 +36,10 @@ export type TwilioService = ReturnType<typeof twilioService>
 export function twilioService(options: TwilioServiceOptions) {
   const work = scratchDir(options.prefix)
   const command = serviceCommand(work.path)
-  const emulator = TwilioEmulator.start({ accounts: [{ sid: options.sid, authToken: options.token, callerIds: [CALLER] }], speed: options.speed })
+  const emulator = TwilioEmulator.start({ ...options.emulator, accounts: [{ sid: options.sid, authToken: options.token, callerIds: [CALLER], callsPerSecond: options.callsPerSecond }], speed: options.speed })
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: options.adminToken, DIALER_FAKE_CLOCK: '1', DIALER_LOG_REQUESTS: '0' }
   let server: ServiceProcess | null = null
+  let output = () => ''
   let clock: RunningClock | null = null
 
   const service = {
@@ -48,6 +53,8 @@ export function twilioService(options: TwilioServiceOptions) {
     auth: '',
     /** Where `addLead` puts leads. */
     campaignId: '',
+    /** What the running service has written to stdout (its JSON log). */
+    output: () => output(),
 
     /** `dialer admin …` against `url` (this service by default), the token on stdin when given. */
     cli(args: string[], run: { url?: string; stdin?: string } = {}) {
@@ -74,8 +81,16 @@ export function twilioService(options: TwilioServiceOptions) {
     async start(): Promise<void> {
       const started = await spawnService({ command, dataDir: service.dataDir, cwd: work.path, env })
       server = started.proc
+      output = started.output
       service.base = started.base
       clock = await startClock(service.base, options.adminToken)
+    },
+    /** Sets the fake clock to `ms` (forward only); `moving`: on from there at real speed, else it stands still. */
+    async clockAt(ms: number, moving = true): Promise<void> {
+      await clock?.stop()
+      clock = null
+      if (moving) clock = await startClock(service.base, options.adminToken, ms)
+      else await setClock(service.base, options.adminToken, ms)
     },
     async stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
       await clock?.stop()

@@ -28,6 +28,16 @@ describe('parsing', () => {
     })
   })
 
+  test('--list sends a state list (query list); with --force both go', () => {
+    expect(buildAdminRequest(['registry', 'import', '/tmp/tx.txt', '--list', 'TX'])).toEqual({
+      method: 'POST', path: '/dnc_registry?list=TX', body: undefined, upload: { file: '/tmp/tx.txt', contentType: 'text/plain' },
+    })
+    expect(buildAdminRequest(['registry', 'import', '/tmp/tx.txt', '--list', 'TX', '--force']).path).toBe('/dnc_registry?list=TX&force=true')
+    const help = parseAdmin(['registry', 'import', '--help'])
+    if (help.kind === 'help') expect(help.text).toContain('--list')
+    expect(help.kind).toBe('help')
+  })
+
   test('registry show is a GET', () => {
     expect(buildAdminRequest(['registry', 'show'])).toEqual({ method: 'GET', path: '/dnc_registry', body: undefined })
   })

@@ -43,9 +43,9 @@ describe('reachOf', () => {
     expect(callingRules.reachOf('+17875551234', null, ORG).states).toEqual(['PR'])
   })
 
-  test('toll-free and non-geographic numbers: US, no state, the organization zone', () => {
+  test('toll-free and non-geographic numbers: US, no state, every US state clock (not the organization zone)', () => {
     expect(callingRules.reachOf('+18005551234', null, 'America/Chicago')).toEqual({
-      country: 'US', states: [], zones: ['America/Chicago'], notes: [],
+      country: 'US', states: [], zones: ['America/New_York', 'America/Chicago', 'America/Denver', 'America/Phoenix', 'America/Los_Angeles', 'America/Anchorage', 'Pacific/Honolulu'], notes: [],
     })
   })
 
@@ -93,7 +93,8 @@ describe('history', () => {
     expect(callingRules.needsCallHistory(FL)).toBe(true)
     expect(callingRules.historyWindowMs(FL)).toBe(24 * HOUR)
     const maine = callingRules.reachOf('+12075551234', null, ORG)
-    expect(callingRules.historyWindowMs(maine)).toBe(8 * HOUR)
+    expect(callingRules.historyWindowMs(maine)).toBe(0)
+    expect(callingRules.historyWindowMs(maine, true)).toBe(8 * HOUR)
   })
 })
 

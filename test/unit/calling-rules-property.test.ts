@@ -51,10 +51,12 @@ function holidaysOf(state: string, year: number): Set<string> {
 
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
 
-/** Whether one rule allows a call at t in every zone (caps: given the calls). */
+/** Whether one rule allows a call at t in every zone (its own fixed zone when it names one; caps: given the calls). */
 function ruleAllows(rule: RuleView, zones: readonly string[], calls: readonly number[], t: number): boolean {
-  if (rule.kind === 'cap') return calls.filter((c) => c > t - rule.period_hours! * HOUR).length < rule.max!
-  return zones.every((zone) => {
+  if (rule.kind === 'recording') return true
+  const capOk = rule.max === undefined || calls.filter((c) => c > t - rule.period_hours! * HOUR).length < rule.max
+  if (rule.kind === 'cap' || (rule.kind === 'automated' && !rule.hours)) return capOk
+  return capOk && (rule.timezone ? [rule.timezone] : zones).every((zone) => {
     const { date, weekday, minute } = wall(zone, t)
     if (rule.kind === 'day') return !rule.days!.includes(weekday)
     if (rule.kind === 'holiday') return !holidaysOf(rule.state!, Number(date.slice(0, 4))).has(date)
@@ -63,7 +65,9 @@ function ruleAllows(rule: RuleView, zones: readonly string[], calls: readonly nu
         : h.days === 'weekdays' ? weekday >= 1 && weekday <= 5
           : h.days === 'weekends' ? weekday === 0 || weekday === 6
             : true)
-    return window !== undefined && toMinutes(window.start) <= minute && minute < toMinutes(window.end)
+    const inside = (w: { start: string; end: string }) => toMinutes(w.start) <= minute && minute < toMinutes(w.end)
+    const holiday = rule.holiday_hours && holidaysOf(rule.state!, Number(date.slice(0, 4))).has(date)
+    return window !== undefined && inside(window) && (!holiday || inside(rule.holiday_hours!))
   })
 }
 
@@ -98,17 +102,21 @@ const lead = fc.record({
       .chain((iso) => fc.integer({ min: -2 * DAY, max: 2 * DAY }).map((d) => Date.parse(iso) + d)),
   ),
   ago: fc.array(fc.integer({ min: 0, max: 30 * HOUR }), { maxLength: 5 }),
+  automated: fc.boolean(),
 })
 
 describe('calling rules, for all leads and instants', () => {
   test('allowed exactly when every listed rule allows the call in every zone; the rules follow the table', () => {
-    fc.assert(fc.property(lead, ({ phone, address, window, now, ago }) => {
+    fc.assert(fc.property(lead, ({ phone, address, window, now, ago, automated }) => {
       const reach = callingRules.reachOf(phone, address, ORG)
       const calls = ago.map((a) => now - a)
-      const v = callingRules.evaluate({ reach, campaignWindow: window, callTimes: calls, now })
+      const v = callingRules.evaluate({ reach, campaignWindow: window, callTimes: calls, now, automated })
       const ids = v.rules.map((r) => r.id)
       expect(ids.slice(0, 2)).toEqual(['campaign-hours', 'US-hours'])
-      for (const state of reach.states) for (const row of STATE_RULES[state] ?? []) expect(ids).toContain(row.id)
+      for (const state of reach.states) {
+        // Automated rows are listed exactly for automated calls.
+        for (const row of STATE_RULES[state] ?? []) expect(ids.includes(row.id)).toBe(automated || row.kind !== 'automated')
+      }
       expect(v.allowed).toBe(oracle(v, reach.zones, calls, now))
       expect(v.blockedBy.length === 0).toBe(v.allowed)
       expect(v.callsLast24h).toBe(calls.filter((c) => c > now - DAY).length)
@@ -122,10 +130,10 @@ describe('calling rules, for all leads and instants', () => {
   })
 
   test('nextAllowedAt is allowed, and no earlier minute is', () => {
-    fc.assert(fc.property(lead, ({ phone, address, window, now, ago }) => {
+    fc.assert(fc.property(lead, ({ phone, address, window, now, ago, automated }) => {
       const reach = callingRules.reachOf(phone, address, ORG)
       const calls = ago.map((a) => now - a)
-      const evaluate = (t: number) => callingRules.evaluate({ reach, campaignWindow: window, callTimes: calls, now: t })
+      const evaluate = (t: number) => callingRules.evaluate({ reach, campaignWindow: window, callTimes: calls, now: t, automated })
       const next = evaluate(now).nextAllowedAt
       if (next !== null) {
         expect(next).toBeGreaterThanOrEqual(now)
@@ -137,5 +145,17 @@ describe('calling rules, for all leads and instants', () => {
         for (let t = now; t <= now + 14 * DAY; t += 15 * MINUTE) expect(evaluate(t).allowed).toBe(false)
       }
     }), { numRuns: 150 })
+  })
+
+  test('an automated call is never allowed when a person call is not (its rows only add limits), and nextAllowedAt is never earlier', () => {
+    fc.assert(fc.property(lead, ({ phone, address, window, now, ago }) => {
+      const reach = callingRules.reachOf(phone, address, ORG)
+      const callTimes = ago.map((a) => now - a)
+      const person = callingRules.evaluate({ reach, campaignWindow: window, callTimes, now })
+      const robot = callingRules.evaluate({ reach, campaignWindow: window, callTimes, now, automated: true })
+      if (!person.allowed) expect(robot.allowed).toBe(false)
+      if (person.nextAllowedAt === null) expect(robot.nextAllowedAt).toBeNull()
+      else if (robot.nextAllowedAt !== null) expect(robot.nextAllowedAt).toBeGreaterThanOrEqual(person.nextAllowedAt)
+    }), { numRuns: 2000 })
   })
 })

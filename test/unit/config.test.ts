@@ -44,6 +44,8 @@ describe('loadConfig: defaults', () => {
       apiVersion: '2026-11-01',
       shutdownGraceMs: 10_000,
       secretKey: null,
+      windowEndMarginSeconds: 60,
+      tollFree: 'strictest_zone',
     })
   })
 
@@ -173,12 +175,22 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
     [{ DIALER_SQLITE_CACHE_MB: '1' }, 'DIALER_SQLITE_CACHE_MB'],
     [{ DIALER_SQLITE_CACHE_MB: '5000' }, 'DIALER_SQLITE_CACHE_MB'],
     [{ DIALER_SQLITE_CACHE_MB: 'lots' }, 'DIALER_SQLITE_CACHE_MB'],
+    [{ DIALER_WINDOW_END_MARGIN_SECONDS: '901' }, 'DIALER_WINDOW_END_MARGIN_SECONDS'],
+    [{ DIALER_WINDOW_END_MARGIN_SECONDS: '-1' }, 'DIALER_WINDOW_END_MARGIN_SECONDS'],
+    [{ DIALER_WINDOW_END_MARGIN_SECONDS: '1.5' }, 'DIALER_WINDOW_END_MARGIN_SECONDS'],
+    [{ DIALER_WINDOW_END_MARGIN_SECONDS: 'a minute' }, 'DIALER_WINDOW_END_MARGIN_SECONDS'],
   ])('%o', (env, name) => {
     expect(configError(() => loadConfig(env)).message).toContain(name)
   })
 
   test('a bad flag is reported too', () => {
     expect(configError(() => loadConfig({ DIALER_PORT: '8080' }, { port: 'abc' })).message).toContain('DIALER_PORT')
+  })
+
+  test('DIALER_TOLL_FREE: strictest_zone or refuse; anything else stops the start with a message naming both', () => {
+    expect(loadConfig({ DIALER_TOLL_FREE: 'refuse' }).tollFree).toBe('refuse')
+    expect(loadConfig({ DIALER_TOLL_FREE: 'strictest_zone' }).tollFree).toBe('strictest_zone')
+    expect(configError(() => loadConfig({ DIALER_TOLL_FREE: 'block' })).message).toBe('DIALER_TOLL_FREE must be strictest_zone or refuse, got "block"')
   })
 
   test('DIALER_LOG_LEVEL: the four levels in any case; the message lists them and echoes the value', () => {
@@ -188,6 +200,8 @@ describe('loadConfig: unusable values throw ConfigError naming the setting', () 
 
   test('the floor values themselves are accepted', () => {
     expect(loadConfig({ DIALER_AUTH_FAILURES_PER_MINUTE: '20' }).authFailuresPerMinute).toBe(20)
+    expect(loadConfig({ DIALER_WINDOW_END_MARGIN_SECONDS: '0' }).windowEndMarginSeconds).toBe(0)
+    expect(loadConfig({ DIALER_WINDOW_END_MARGIN_SECONDS: '900' }).windowEndMarginSeconds).toBe(900)
     expect(loadConfig({ DIALER_ADMIN_TOKEN: '1234567890123456' }).adminToken).toBe('1234567890123456')
   })
 })

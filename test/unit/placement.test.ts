@@ -27,11 +27,11 @@ const LOS_ANGELES = ['America/Los_Angeles']
 type Campaign = PlacementInput['campaign'] & { callingHoursStart: string; callingHoursEnd: string }
 const ACTIVE: Campaign = { status: 'active', callingHoursStart: '08:00', callingHoursEnd: '21:00', cooldownHours: 0 }
 
-/** The verdict of a single window in every zone (what the engine answers for a lead with no state rules). */
-function windowRules(zones: readonly string[], campaign: Campaign, now: number): () => RulesAnswer {
-  return () => {
-    const opens = nextCallableAt(zones, { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, now)
-    return opens === now ? { allowed: true, nextAllowedAt: now, reason: null } : { allowed: false, nextAllowedAt: opens, reason: 'outside_calling_hours' }
+/** The verdict at `at` of a single window in every zone (what the engine answers for a lead with no state rules). */
+function windowRules(zones: readonly string[], campaign: Campaign): (at: number) => RulesAnswer {
+  return (at) => {
+    const opens = nextCallableAt(zones, { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, at)
+    return opens === at ? { allowed: true, nextAllowedAt: at, reason: null } : { allowed: false, nextAllowedAt: opens, reason: 'outside_calling_hours' }
   }
 }
 
@@ -45,7 +45,7 @@ function input(overrides: Partial<PlacementInput> & { zones?: readonly string[] 
     lastContactAt: null,
     notBefore: null,
     spendCapReached: false,
-    rules: windowRules(zones, c, now),
+    rules: windowRules(zones, c),
     ...rest,
   }
 }
@@ -162,18 +162,20 @@ describe('the calling rules decide last', () => {
     })
   })
 
-  test('the rules are not asked when something before them decides', () => {
-    let asked = 0
-    const rules = () => {
-      asked++
-      return { allowed: true, nextAllowedAt: NOW, reason: null }
+  test('the rules are not asked for a held lead; else once, at the instant its wait ends', () => {
+    const asked: number[] = []
+    const rules = (at: number) => {
+      asked.push(at)
+      return { allowed: true, nextAllowedAt: at, reason: null }
     }
     placeLead(input({ rules }, { status: 'paused' }))
+    placeLead(input({ rules, spendCapReached: true }))
+    expect(asked).toEqual([])
     placeLead(input({ rules, notBefore: { at: NOW + HOUR, reason: 'retry_after_outcome' } }))
     placeLead(input({ rules, lastContactAt: NOW - 60_000 }, { cooldownHours: 2 }))
-    expect(asked).toBe(0)
+    placeLead(input({ rules, notBefore: { at: NOW - HOUR, reason: 'retry_after_outcome' } }))
     expect(placeLead(input({ rules }))).toEqual({ status: 'queued' })
-    expect(asked).toBe(1)
+    expect(asked).toEqual([NOW + HOUR, NOW - 60_000 + 2 * HOUR, NOW, NOW])
   })
 })
 

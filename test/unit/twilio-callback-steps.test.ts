@@ -109,8 +109,8 @@ describe('AnsweredBy', () => {
     ['machine_end_beep', 'machine', { type: 'redirect', step: 'voicemail' }, 'voicemail'],
     ['machine_end_silence', 'machine', { type: 'redirect', step: 'voicemail' }, 'voicemail'],
     ['machine_end_other', 'machine', { type: 'redirect', step: 'voicemail' }, 'voicemail'],
-    // A fax gets no voicemail: hung up.
-    ['fax', 'machine', { type: 'hang-up' }, 'voicemail'],
+    // A fax gets no voicemail: hung up, and no voice number (a wrong number).
+    ['fax', 'machine', { type: 'hang-up' }, 'wrong_number'],
   ])('%s -> answered_by %s, then %j; ended without more: %s', (by, party, action, outcome) => {
     for (const answer of [[status('in-progress'), amd(by)], [status('in-progress', { AnsweredBy: by })]]) {
       const r = drive([...answer, status('completed', { CallDuration: '30' })])

@@ -55,7 +55,10 @@ describe('createCall', () => {
     expect(req!.signal).toBeInstanceOf(AbortSignal)
     const form = new URLSearchParams(req!.body)
     expect(form.getAll('StatusCallbackEvent')).toEqual(['initiated', 'ringing', 'answered', 'completed'])
-    expect(Object.fromEntries([...form].filter(([k]) => k !== 'StatusCallbackEvent'))).toEqual({
+    // absent too, so a call that leaves no recording does not wait for one.
+    expect(form.getAll('RecordingStatusCallbackEvent')).toEqual(['completed', 'absent'])
+    const repeated = new Set(['StatusCallbackEvent', 'RecordingStatusCallbackEvent'])
+    expect(Object.fromEntries([...form].filter(([k]) => !repeated.has(k)))).toEqual({
       To: '+12125550100',
       From: '+13125550111',
       Url: 'https://dialer.example.com/twilio/calls/c1/twiml',
@@ -164,6 +167,22 @@ describe('fetchCall, updateCall, downloadRecording', () => {
     expect(result).toEqual({ ok: true, value: wav })
     expect(seen[0]!.url).toBe(`https://api.twilio.test/2010-04-01/Accounts/${SID}/Recordings/${REC}.wav`)
     expect(seen[0]!.headers.get('authorization')).toStartWith('Basic ')
+  })
+
+  test('deleteRecording DELETEs the .json; 204 and 404 (already gone) are done, 503 and 401 are failures', async () => {
+    const replies = [new Response(null, { status: 204 }), Response.json({ code: 20404, message: 'not found', status: 404 }, { status: 404 }),
+      Response.json({ code: 20500, message: 'down', status: 503 }, { status: 503 }), Response.json({ code: 20003, message: 'auth', status: 401 }, { status: 401 })]
+    const { fetch, seen } = fakeFetch(() => replies.shift()!)
+    const client = new TwilioRestClient(account, { fetch })
+    expect(await client.deleteRecording(REC)).toEqual({ ok: true, value: null })
+    expect(await client.deleteRecording(REC)).toEqual({ ok: true, value: null })
+    expect(await client.deleteRecording(REC)).toMatchObject({ ok: false, error: { kind: 'unavailable', status: 503, code: 20500 } })
+    expect(await client.deleteRecording(REC)).toMatchObject({ ok: false, error: { kind: 'rejected', status: 401 } })
+    expect(seen[0]!.method).toBe('DELETE')
+    expect(seen[0]!.url).toBe(`https://api.twilio.test/2010-04-01/Accounts/${SID}/Recordings/${REC}.json`)
+    expect(seen[0]!.headers.get('authorization')).toStartWith('Basic ')
+    expect((await client.deleteRecording('RE1')).ok).toBe(false)
+    expect(seen).toHaveLength(4)
   })
 
   test('a malformed SID is rejected before any request (no path injection)', async () => {

@@ -143,11 +143,11 @@ describe('a person answers', () => {
 })
 
 describe('a machine answers', () => {
-  test('a fax: answered machine, hung up (no voicemail to leave on a fax)', () => {
+  test('a fax: answered machine, hung up (no voicemail to leave on a fax), a wrong number', () => {
     const r = drive([status('in-progress'), amd('fax'), status('completed', { CallDuration: '5' })], plan({ record: false }))
     expect(r.told[0]).toEqual(['answered', 'machine'])
     expect(r.actions).toEqual([{ type: 'hang-up' }])
-    expect(r.ended).toEqual([expect.objectContaining({ outcome: 'voicemail', voicemailDelivered: false })])
+    expect(r.ended).toEqual([expect.objectContaining({ outcome: 'wrong_number', note: 'A fax machine answered; the call was ended.', voicemailDelivered: false })])
   })
 
   test.each(['machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other'])('%s: answered machine, the voicemail is dropped', (by) => {

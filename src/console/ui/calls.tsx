@@ -112,6 +112,17 @@ export function CallPage(props: { orgId: string; callId: string; zone: string; o
         <dt>Handled by</dt><dd>{detail.handler === null ? handlerText(null, call.status) || '—' : `${detail.handler} (${call.handled_by.role})`}</dd>
         <dt>Duration</dt><dd>{call.duration_seconds === null ? '—' : `${call.duration_seconds} s`}</dd>
         <dt>Outcome</dt><dd>{call.outcome_label ?? 'not filed yet'}{call.note ? ` — ${call.note}` : ''}</dd>
+        {detail.recording_consent && (
+          <>
+            <dt>Recording consent</dt>
+            <dd>
+              {`All-party consent (${detail.recording_consent.required_by.join(', ')}): `}
+              {detail.recording_consent.announced_at
+                ? <>notice {detail.recording_consent.method === 'say' ? 'read out' : 'played'}, recorded from <Time at={detail.recording_consent.announced_at} zone={props.zone} /></>
+                : 'the notice did not play; not recorded'}
+            </dd>
+          </>
+        )}
       </dl>
       <h2>Recording</h2>
       {detail.recording ? <Recording link={detail.recording} reload={read.reload} /> : <p class="empty">No recording for this call.</p>}

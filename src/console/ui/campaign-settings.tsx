@@ -14,6 +14,9 @@ interface Draft {
   end: string
   voicemailKind: VoicemailKind
   voicemail: string
+  /** 'none': the default sentence ("This call may be recorded."). */
+  noticeKind: VoicemailKind
+  notice: string
 }
 /** The failure the API named a field for (`param`), shown next to that field. */
 interface FieldError { param: string | null; message: string }
@@ -26,6 +29,8 @@ const draftOf = (c: CampaignSettings): Draft => ({
   end: c.calling_hours.end,
   voicemailKind: c.voicemail === null ? 'none' : 'say' in c.voicemail ? 'say' : 'audio_url',
   voicemail: c.voicemail === null ? '' : 'say' in c.voicemail ? c.voicemail.say : c.voicemail.audio_url,
+  noticeKind: c.recording_notice === null ? 'none' : 'say' in c.recording_notice ? 'say' : 'audio_url',
+  notice: c.recording_notice === null ? '' : 'say' in c.recording_notice ? c.recording_notice.say : c.recording_notice.audio_url,
 })
 
 /** The body of the change: the admin API's campaign fields; a person's blank phone is left out. */
@@ -37,6 +42,7 @@ function bodyOf(d: Draft) {
     closers: people(d.closers),
     calling_hours: { start: d.start, end: d.end },
     voicemail: d.voicemailKind === 'none' ? null : d.voicemailKind === 'say' ? { say: d.voicemail } : { audio_url: d.voicemail },
+    recording_notice: d.noticeKind === 'none' ? null : d.noticeKind === 'say' ? { say: d.notice } : { audio_url: d.notice },
   }
 }
 
@@ -69,7 +75,7 @@ export function CampaignSettingsPage(props: { orgId: string; campaignId: string 
   }
   const known = (param: string | null, d: Draft) => {
     if (param === null) return false
-    if (['lines', 'calling_hours.start', 'calling_hours.end', 'voicemail.say', 'voicemail.audio_url'].includes(param)) return true
+    if (['lines', 'calling_hours.start', 'calling_hours.end', 'voicemail.say', 'voicemail.audio_url', 'recording_notice.say', 'recording_notice.audio_url'].includes(param)) return true
     const m = /^(sdrs|closers)\[(\d+)\]\.(name|phone)$/.exec(param)
     return m !== null && Number(m[2]) < d[m[1] as 'sdrs' | 'closers'].length
   }
@@ -157,6 +163,24 @@ export function CampaignSettingsPage(props: { orgId: string; campaignId: string 
                   ? <textarea rows={3} maxLength={1000} value={draft.voicemail} onInput={(e) => change({ voicemail: e.currentTarget.value })} {...fieldProps('voicemail.say')} />
                   : <input type="url" value={draft.voicemail} onInput={(e) => change({ voicemail: e.currentTarget.value })} {...fieldProps('voicemail.audio_url')} />}
                 {fieldError(`voicemail.${draft.voicemailKind}`)}
+              </label>
+            )}
+          </fieldset>
+          <fieldset class="voicemail">
+            <legend>Recording notice (where a state of the lead requires every party's consent)</legend>
+            <label>Before recording, play
+              <select value={draft.noticeKind} onChange={(e) => change({ noticeKind: e.currentTarget.value as VoicemailKind })}>
+                <option value="none">the default: “This call may be recorded.”</option>
+                <option value="say">a message read out</option>
+                <option value="audio_url">an audio file (https URL)</option>
+              </select>
+            </label>
+            {draft.noticeKind !== 'none' && (
+              <label>{draft.noticeKind === 'say' ? 'Notice' : 'Notice audio URL'}
+                {draft.noticeKind === 'say'
+                  ? <textarea rows={2} maxLength={1000} value={draft.notice} onInput={(e) => change({ notice: e.currentTarget.value })} {...fieldProps('recording_notice.say')} />
+                  : <input type="url" value={draft.notice} onInput={(e) => change({ notice: e.currentTarget.value })} {...fieldProps('recording_notice.audio_url')} />}
+                {fieldError(`recording_notice.${draft.noticeKind}`)}
               </label>
             )}
           </fieldset>

@@ -52,7 +52,7 @@ export function Campaigns(props: { orgId: string; canWrite: boolean }) {
             {list.map((row) => (
               <tr key={row.id} data-campaign={row.id}>
                 <th scope="row">{props.canWrite ? <a href={`/console/campaigns/${row.id}?org=${props.orgId}`} onClick={onLinkClick} aria-label={`${row.name} settings`}>{row.name}</a> : row.name}</th>
-                <td><span class={`status status-${row.status}`}>{row.status}</span></td>
+                <td><span class={`status status-${row.status}`}>{row.status}</span>{row.automated_voice && <div class="muted">automated voice</div>}</td>
                 <td>{row.lines_in_use} / {row.lines}</td>
                 <td>{row.queued_call_now}</td>
                 <td>{row.queued_other}</td>

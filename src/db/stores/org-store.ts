@@ -71,6 +71,10 @@ export function orgStore(db: Db, caches: CacheRegistry) {
       db.delete(orgCarriers).where(eq(orgCarriers.orgId, orgId)).run()
     },
     /** Every sealed carrier secret, by organization, kind and field: the start checks its key opens them. */
+    /** Whether any organization has carrier settings of `kind`. */
+    hasCarrierKind(kind: string): boolean {
+      return db.select({ orgId: orgCarriers.orgId }).from(orgCarriers).where(eq(orgCarriers.kind, kind)).limit(1).get() !== undefined
+    },
     sealedSecrets(): { orgId: string; kind: string; name: string; sealed: string }[] {
       return db.select({ orgId: orgCarriers.orgId, kind: orgCarriers.kind, secrets: orgCarriers.secretsSealed }).from(orgCarriers).all()
         .flatMap(({ orgId, kind, secrets }) => Object.entries(secrets).map(([name, sealed]) => ({ orgId, kind, name, sealed })))

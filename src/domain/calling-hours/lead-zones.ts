@@ -41,6 +41,25 @@ export function isUnlistedExchangeZones(zones: readonly string[]): boolean {
   return UNION_LISTS.has(zones)
 }
 
+/**
+ * A NANP number whose location the table cannot give: toll-free (800, 833-888), other
+ * non-geographic codes (5XX, 600, ...), an area code with no entry or one too broad to mean
+ * anything. zonesForPhone gives such a number the organization's zone.
+ */
+export function isNonGeographic(e164: string): boolean {
+  if (e164.length !== 12 || !e164.startsWith('+1')) return false
+  const area = e164.slice(1, 1 + AREA)
+  return !SPLIT_AREAS.has(area) && !ZONES_BY_PREFIX.get(area)
+}
+
+/**
+ * Where a non-geographic number's person may be: one zone per distinct US state clock (Eastern,
+ * Central, Mountain, Arizona, Pacific, Alaska, Hawaii), so every window is read in the strictest.
+ */
+export const US_STATE_ZONES: readonly string[] = Object.freeze([
+  'America/New_York', 'America/Chicago', 'America/Denver', 'America/Phoenix', 'America/Los_Angeles', 'America/Anchorage', 'Pacific/Honolulu',
+])
+
 /** The zones of the area code's own entry, when it has one (a split area code's default). */
 export function areaDefaultZones(e164: string): readonly string[] {
   const digits = e164.startsWith('+') ? e164.slice(1) : e164

@@ -30,11 +30,18 @@ export interface RuleView {
     /** Local weekdays (0 = Sunday) this window is for, when neither weekdays nor weekends fits (Texas: Sunday). */
     weekdays?: number[]
   }[]
+  /**
+   * The fixed zone the hours are read in, for a statute that names one (Mississippi: Central
+   * Standard Time all year, Etc/GMT+6); absent: every zone of the lead.
+   */
+  timezone?: string
+  /** kind automated: the window on the state's holidays (within the weekday's window). */
+  holiday_hours?: { start: string; end: string }
   /** kind day: barred weekdays, 0 = Sunday. */
   days?: number[]
   /** kind holiday: the holiday names barred. */
   holidays?: string[]
-  /** kind cap: at most max calls per period_hours (rolling). */
+  /** kind cap (or automated with a cap): at most max calls per period_hours (rolling). */
   max?: number
   period_hours?: number
   /** Where sources disagree, what was taken (the stricter) and why. */
@@ -100,9 +107,14 @@ export interface CallingRulesEngine {
   /** The rules table's version string, shown in replies as rules_version. */
   readonly rulesVersion: string
   reachOf(e164: string, address: string | null, orgTimezone: string): LeadReach
-  /** Whether any cap applies (so the caller must load call history); false lets intake skip a query. */
-  needsCallHistory(reach: LeadReach): boolean
+  /** Whether any cap applies (so the caller must load call history); false lets intake skip a query. `automated` as in EvaluateInput. */
+  needsCallHistory(reach: LeadReach, automated?: boolean): boolean
   /** The longest cap period in ms among the rules of `reach` (how much call history to load). */
-  historyWindowMs(reach: LeadReach): number
+  historyWindowMs(reach: LeadReach, automated?: boolean): number
   evaluate(input: EvaluateInput): Verdict
+  /**
+   * The states of `reach` whose law requires every party's consent before a call is recorded
+   * (sorted), and their rows (kind recording). Never blocks a call.
+   */
+  recordingConsent(reach: LeadReach): { requiredBy: string[]; rules: RuleView[] }
 }

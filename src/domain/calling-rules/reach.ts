@@ -6,7 +6,7 @@
  * ZIP table is decoded once on first use.
  */
 import { describeCache, registerPureMemo } from '../../cache-registry'
-import { areaDefaultZones, isUnlistedExchangeZones, zonesForPhone } from '../calling-hours/lead-zones'
+import { areaDefaultZones, isNonGeographic, isUnlistedExchangeZones, US_STATE_ZONES, zonesForPhone } from '../calling-hours/lead-zones'
 import { AREA_STATES } from './area-states.generated'
 import type { LeadReach } from './contract'
 import { PROVINCES } from './state-rules'
@@ -160,7 +160,9 @@ registerPureMemo(pure(
 })
 
 function phoneReach(e164: string, orgTimezone: string): LeadReach {
-  const zones = zonesForPhone(e164, orgTimezone)
+  // Toll-free and other non-geographic numbers could ring anywhere: every US state clock applies.
+  const nonGeographic = isNonGeographic(e164)
+  const zones = nonGeographic ? US_STATE_ZONES : zonesForPhone(e164, orgTimezone)
   const nanp = e164.startsWith('+1') && e164.length === 12
   const area = nanp ? e164.slice(2, 5) : ''
   let byArea = phoneMemo.get(zones)
@@ -171,11 +173,9 @@ function phoneReach(e164: string, orgTimezone: string): LeadReach {
   let reach = byArea.get(area)
   if (!reach) {
     const states = AREA.get(area) ?? NO_NOTES
-    // No state for a NANP number: toll-free or non-geographic when lead-zones fell back to the org zone
-    // (US), else a Caribbean or other NANP country (null). Non-NANP: null.
-    const country = states.length > 0
-      ? (PROVINCES.has(states[0]!) ? 'CA' : 'US')
-      : nanp && zones.length === 1 && zones[0] === orgTimezone ? 'US' : null
+    // No state for a NANP number: toll-free or non-geographic (US), else a Caribbean or other NANP
+    // country (null). Non-NANP: null.
+    const country = states.length > 0 ? (PROVINCES.has(states[0]!) ? 'CA' : 'US') : nonGeographic ? 'US' : null
     reach = Object.freeze({ country, states, zones, notes: NO_NOTES, ...guessed(e164, zones) })
     if (byArea.size >= CACHE_LIMIT) byArea.clear()
     byArea.set(area, reach)

@@ -27,6 +27,8 @@ interface Interval {
 export interface Profile {
   week: Week
   holidayStates: readonly string[]
+  /** On a holiday of holidayStates: the window allowed (within the weekday's), or null when the day is barred. */
+  holidaySpan: Span | null
   /** zone -> local day -> the allowed interval as instants (null: none that day). */
   memo: Map<string, Map<number, Interval | null>>
   generation: number
@@ -42,6 +44,14 @@ export interface Compiled {
   view: RuleView
   profile: Profile | null
   cap: Cap | null
+  /** A fixed zone the profile is read in (the rule's `timezone`) instead of the lead's zones; null for the lead's. */
+  zone: string | null
+}
+
+/** A profile and the zones it must allow in. */
+export interface Part {
+  profile: Profile
+  zones: readonly string[]
 }
 
 export const HHMM = Array.from({ length: 1441 }, (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`)
@@ -51,7 +61,9 @@ export const minutes = (hhmm: string): number => {
   return match[1] === undefined ? 1440 : Number(match[1]) * 60 + Number(match[2])
 }
 
-export const profile = (week: Week, holidayStates: readonly string[] = []): Profile => ({ week, holidayStates, memo: new Map(), generation: 0 })
+export const profile = (week: Week, holidayStates: readonly string[] = [], holidaySpan: Span | null = null): Profile => ({
+  week, holidayStates, holidaySpan, memo: new Map(), generation: 0,
+})
 
 function weekOfHours(view: RuleView): Week {
   const week: (Span | null)[] = [null, null, null, null, null, null, null]
@@ -62,19 +74,30 @@ function weekOfHours(view: RuleView): Week {
   return week
 }
 
+const capOf = (view: RuleView): Cap => ({ id: view.id, max: view.max!, period: view.period_hours! * HOUR })
+
 export function compile(view: RuleView): Compiled {
+  const zone = view.timezone ?? null
   switch (view.kind) {
     case 'hours':
-      return { view, profile: profile(weekOfHours(view)), cap: null }
+      return { view, profile: profile(weekOfHours(view)), cap: null, zone }
     case 'day':
-      return { view, profile: profile([0, 1, 2, 3, 4, 5, 6].map((d) => (view.days!.includes(d) ? null : FULL_DAY))), cap: null }
+      return { view, profile: profile([0, 1, 2, 3, 4, 5, 6].map((d) => (view.days!.includes(d) ? null : FULL_DAY))), cap: null, zone }
     case 'holiday':
-      return { view, profile: profile(Array(7).fill(FULL_DAY), [view.state!]), cap: null }
+      return { view, profile: profile(Array(7).fill(FULL_DAY), [view.state!]), cap: null, zone }
     case 'cap':
-      return { view, profile: null, cap: { id: view.id, max: view.max!, period: view.period_hours! * HOUR } }
-    case 'automated':
+      return { view, profile: null, cap: capOf(view), zone }
     case 'recording':
-      throw new RangeError(`rule kind ${view.kind} is not compiled yet: ${view.id}`)
+      // Blocks nothing: read by the carrier through recordingConsent.
+      return { view, profile: null, cap: null, zone }
+    case 'automated': {
+      // Hours and/or a cap; on the state's holidays, holiday_hours within the weekday's window.
+      const holiday = view.holiday_hours
+      const p = view.hours
+        ? profile(weekOfHours(view), holiday ? [view.state!] : [], holiday ? [minutes(holiday.start), minutes(holiday.end)] : null)
+        : null
+      return { view, profile: p, cap: view.max !== undefined ? capOf(view) : null, zone }
+    }
   }
 }
 
@@ -113,10 +136,12 @@ function intervalOn(p: Profile, zone: string, day: number): Interval | null {
     // 1970-01-01 was a Thursday (4).
     const span = p.week[(day + 4) % 7]!
     interval = null
-    if (span && !p.holidayStates.some((state) => isHoliday(state, day))) {
+    const holiday = span !== null && p.holidayStates.some((state) => isHoliday(state, day))
+    const open = holiday ? (p.holidaySpan ? [Math.max(span[0], p.holidaySpan[0]), Math.min(span[1], p.holidaySpan[1])] : null) : span
+    if (open && open[0]! < open[1]!) {
       const date = { y: 1970, m: 1, d: day + 1 }
-      const start = zonedTime(zone, date, HHMM[span[0]]!)
-      const end = zonedTime(zone, date, HHMM[span[1]]!)
+      const start = zonedTime(zone, date, HHMM[open[0]!]!)
+      const end = zonedTime(zone, date, HHMM[open[1]!]!)
       if (start < end) interval = { start, end }
     }
     if (byDay.size >= CACHE_LIMIT) byDay.clear()
@@ -162,14 +187,14 @@ export function capAllowsFrom(cap: Cap, calls: readonly number[], t: number): nu
   return counted[count - cap.max]! + cap.period
 }
 
-/** Earliest instant in [now, now + 14 days] when the profile (and the caps) allow a call in every zone. */
-export function nextAllowed(p: Profile | null, zones: readonly string[], caps: readonly Cap[], calls: readonly number[], now: number): number | null {
+/** Earliest instant in [now, now + 14 days] when every part (each in every zone of its own) and the caps allow a call. */
+export function nextAllowed(parts: readonly Part[], caps: readonly Cap[], calls: readonly number[], now: number): number | null {
   const limit = now + HORIZON
   let t = now
   while (t <= limit) {
     let opens = t
     let closes = Infinity
-    if (p) {
+    for (const { profile: p, zones } of parts) {
       for (const zone of zones) {
         const interval = intervalAtOrAfter(p, zone, t, limit)
         if (!interval) return null

@@ -8,9 +8,14 @@ import { holidayNames } from './holidays'
 import { CACHE_LIMIT, compile, FULL_DAY, HHMM, minutes, profile, pure, type Cap, type Compiled, type Profile, type Span } from './rule-profiles'
 import { CANADA_HOURS, FEDERAL_HOURS, FLOOR, PROVINCES, RULES_VERSION, STATE_RULES } from './state-rules'
 
-/** What applies to one set of states (memoized by country and states). */
+/** What applies to one set of states (memoized by country, states and whether the call is automated). */
 export interface RuleSet {
   compiled: Compiled[]
+  /**
+   * Rules checked beside the intersected profile, not merged into it: a fixed zone (its window is
+   * not the same local window in the lead's zones) or holiday hours (a window, not a barred day).
+   */
+  beside: Compiled[]
   views: RuleView[]
   caps: Cap[]
   historyMs: number
@@ -28,7 +33,7 @@ export interface CampaignEntry {
 /** Holiday rows show the names barred; built once per row (names of the table's year). */
 const TABLE_YEAR = Number(RULES_VERSION.slice(0, 4))
 function withHolidayNames(view: RuleView): RuleView {
-  return view.kind === 'holiday' ? Object.freeze({ ...view, holidays: holidayNames(view.state!, TABLE_YEAR) }) : view
+  return view.kind === 'holiday' || view.holiday_hours ? Object.freeze({ ...view, holidays: holidayNames(view.state!, TABLE_YEAR) }) : view
 }
 
 const compiledById = new Map<string, Compiled>()
@@ -42,28 +47,36 @@ function compiledRow(view: RuleView): Compiled {
 }
 
 const ruleSets = new Map<string, RuleSet>()
-let byReach = new WeakMap<LeadReach, RuleSet>()
+// One per automated flag: automated rows apply only to automated calls.
+let byReach = [new WeakMap<LeadReach, RuleSet>(), new WeakMap<LeadReach, RuleSet>()] as const
 registerPureMemo(pure(
   'rule-sets', "the compiled rules of a set of states, with their intersected window per campaign window", '50,000 state sets (1,000 campaign windows each); full, emptied',
   '0.7–0.8 vs 9–13 µs an evaluate',
 ), () => {
   ruleSets.clear()
-  byReach = new WeakMap()
+  byReach = [new WeakMap(), new WeakMap()]
 })
 
-export function ruleSetOf(reach: LeadReach): RuleSet {
-  let set = byReach.get(reach)
+/** Merged into the per-weekday local profile; else checked beside it. */
+const mergeable = (c: Compiled): boolean => c.zone === null && !c.view.holiday_hours
+
+export function ruleSetOf(reach: LeadReach, automated = false): RuleSet {
+  const memo = byReach[automated ? 1 : 0]
+  let set = memo.get(reach)
   if (set) return set
   const canadian = reach.country === 'CA' || reach.states.some((s) => PROVINCES.has(s))
-  const key = `${canadian ? 'CA' : ''}:${reach.states.join(',')}`
+  const key = `${canadian ? 'CA' : ''}${automated ? '+A' : ''}:${reach.states.join(',')}`
   set = ruleSets.get(key)
   if (!set) {
     const compiled = [compiledRow(FEDERAL_HOURS)]
     if (canadian) compiled.push(compiledRow(CANADA_HOURS))
-    for (const state of reach.states) for (const row of STATE_RULES[state] ?? []) compiled.push(compiledRow(row))
+    for (const state of reach.states) {
+      for (const row of STATE_RULES[state] ?? []) if (automated || row.kind !== 'automated') compiled.push(compiledRow(row))
+    }
     const caps = compiled.flatMap((c) => (c.cap ? [c.cap] : []))
     set = {
       compiled,
+      beside: compiled.filter((c) => c.profile && !mergeable(c)),
       views: compiled.map((c) => c.view),
       caps,
       historyMs: Math.max(0, ...caps.map((c) => c.period)),
@@ -72,7 +85,7 @@ export function ruleSetOf(reach: LeadReach): RuleSet {
     if (ruleSets.size >= CACHE_LIMIT) ruleSets.clear()
     ruleSets.set(key, set)
   }
-  byReach.set(reach, set)
+  memo.set(reach, set)
   return set
 }
 
@@ -92,7 +105,7 @@ function campaignRule(window: { start: string; end: string }): Compiled {
     ...(clamped ? { note: `The campaign's ${window.start}-${window.end} is clamped to the federal floor ${FLOOR.start}-${FLOOR.end}.` } : {}),
   }
   const span: Span | null = open ? [start, end] : null
-  return { view, profile: profile(Array(7).fill(span)), cap: null }
+  return { view, profile: profile(Array(7).fill(span)), cap: null, zone: null }
 }
 
 export function combined(set: RuleSet, window: { start: string; end: string }): CampaignEntry {
@@ -100,7 +113,7 @@ export function combined(set: RuleSet, window: { start: string; end: string }): 
   let entry = set.byCampaign.get(key)
   if (!entry) {
     const campaign = campaignRule(window)
-    const parts = [campaign, ...set.compiled].flatMap((c) => (c.profile ? [c.profile] : []))
+    const parts = [campaign, ...set.compiled].flatMap((c) => (c.profile && mergeable(c) ? [c.profile] : []))
     const week: (Span | null)[] = []
     for (let day = 0; day < 7; day++) {
       let span: Span | null = FULL_DAY

@@ -21,7 +21,8 @@ export interface AfterCall {
 
 /**
  * Where a lead goes once a call's outcome is known: a retry `retry_minutes` after the call
- * ended while attempts remain, the booked callback, out of the queue on dnc, else done.
+ * ended while attempts remain, the booked callback, out of the queue on dnc, else done. The
+ * lead's due time is then the first instant the calling rules allow (lead-calls.ts callEnded).
  * Three failed or wrong_number outcomes in a row retire the number in the campaign.
  */
 export function afterCall(input: {

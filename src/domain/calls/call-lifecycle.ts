@@ -5,6 +5,8 @@ import type { LeadRow } from '../../db/stores/lead-store'
 import type { Stores } from '../../db/stores'
 import { iso, type Clock } from '../../jobs/clock'
 import type { AnsweredBy, BridgePerson, CallEvents, CallReport, DialRequest } from '../../telephony/carrier'
+import { callingRules } from '../calling-rules'
+import type { CallingRulesEngine } from '../calling-rules/contract'
 import { zonesForPhone } from '../calling-hours/lead-zones'
 import type { LeadCallSide } from '../leads/lead-service'
 import { newId } from '../ids'
@@ -12,8 +14,11 @@ import { outcomeLabel } from '../outcomes'
 import { bridgeOf, chooseCallerId, type CarrierDirectory } from './carrier-choice'
 import { OUTCOME_GRACE_MS, type CallOutcomes } from './call-outcomes'
 import type { CallSteps } from './call-steps'
+import { recordingConsentOf } from './recording-consent'
 
 const AI: HandledBy = { id: null, name: 'AI assistant', role: 'ai' }
+/** A call the carrier rang only after the lead's calling window closed (it had queued it): canceled, never connected. */
+export const LATE_RING_NOTE = 'Canceled at the carrier: it began ringing after the lead\u2019s calling window had closed.'
 
 /** Who started a call: the dialer from the queue, or an API key (POST /calls, call_now intake). */
 export type StartedBy = { type: 'dialer' | 'api' | 'person'; api_key_id: string | null }
@@ -33,6 +38,8 @@ export function callLifecycle(deps: {
   steps: CallSteps
   /** Arms the outcome timer of a call a person handled. */
   outcomes: Pick<CallOutcomes, 'arm'>
+  /** Which states of a lead require all-party consent to record (default: the shared engine). */
+  rules?: Pick<CallingRulesEngine, 'reachOf' | 'recordingConsent'>
 }) {
   const { stores, clock, steps, outcomes } = deps
   const { emit, update, settle, org } = steps
@@ -138,6 +145,30 @@ export function callLifecycle(deps: {
       if (!row || row.recordingAvailable || !org(row.orgId).recordingEnabled) return
       stores.transaction(() => update(row, { recordingAvailable: true }))
     },
+
+    announced(callId: string, at: number) {
+      const row = calls.get(callId)
+      // Once: the first end of the notice is when recording could start.
+      if (!row?.recordingConsent || row.recordingConsent.announced_at !== null) return
+      stores.transaction(() => update(row, { recordingConsent: { ...row.recordingConsent!, announced_at: at } }))
+    },
+
+    ringing(callId: string): boolean {
+      const row = calls.get(callId)
+      // Asked once, before the answer is told: a call already answered or ended is not stopped here.
+      if (!row || row.status !== 'ringing') return true
+      const now = clock.now()
+      const label = outcomeLabel(org(row.orgId).outcomeLabels, 'no_answer')
+      const open = stores.transaction(() => {
+        if (deps.leads.callRinging(row.leadId, now, { outcome: 'no_answer', label })) return true
+        const ended = update(row, { status: 'ended', ended: now, durationSeconds: 0, outcome: 'no_answer', outcomeLabel: label, note: LATE_RING_NOTE, outcomeDueAt: null })
+        steps.count('no_answer')
+        steps.complete(ended)
+        return false
+      })
+      if (!open) for (const listener of lineFreeListeners) listener(row.campaignId, row.livemode)
+      return open
+    },
   }
 
   return {
@@ -164,6 +195,9 @@ export function callLifecycle(deps: {
       const startedBy: StartedBy = lead.callRequestedBy ? { type: 'api', api_key_id: lead.callRequestedBy } : { type: 'dialer', api_key_id: null }
       const orgRow = org(lead.orgId)
       const choice = deps.carriers.forDial(lead.orgId, lead.livemode)
+      const consent = recordingConsentOf(deps.rules ?? callingRules, {
+        phone: lead.phone, address: lead.address, orgTimezone: orgRow.timezone, recordingEnabled: orgRow.recordingEnabled, notice: campaign.recordingNotice,
+      })
       const call = stores.transaction(() => {
         const row = calls.insert({
           id: newId(),
@@ -180,6 +214,7 @@ export function callLifecycle(deps: {
           owner,
           startedBy,
           carrier: choice.carrier.name,
+          recordingConsent: consent?.stored ?? null,
         })
         deps.leads.beginCall(lead, owner)
         emit('call.started', row)
@@ -191,6 +226,7 @@ export function callLifecycle(deps: {
         to: lead.phone,
         livemode: lead.livemode,
         record: orgRow.recordingEnabled,
+        consent: consent?.carrier ?? null,
         leadName: lead.name,
         agentName: owner.name,
         leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,

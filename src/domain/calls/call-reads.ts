@@ -2,7 +2,7 @@ import type { CallFilter, CallRow, CallViewRow, ListedCall } from '../../db/stor
 import type { Stores } from '../../db/stores'
 import { notFound } from '../../errors'
 import { inScope, type Principal } from '../access/permissions'
-import { callView } from './call-view'
+import { adminCallView, callView } from './call-view'
 
 type Filter = Omit<CallFilter, 'orgId' | 'livemode' | 'campaignIds'>
 
@@ -11,6 +11,13 @@ export function callReads(deps: { calls: Stores['calls'] }) {
   const { calls } = deps
   return {
     view: (row: CallRow) => callView(row, calls.lead(row.leadId)),
+
+    /** The operator's read of any call (admin API), else 404. */
+    adminView(id: string) {
+      const row = calls.get(id)
+      if (!row) throw notFound('No such call')
+      return adminCallView(row, calls.lead(row.leadId))
+    },
 
     /** Views of a page of calls, their leads read in one query. */
     views(rows: CallViewRow[]) {

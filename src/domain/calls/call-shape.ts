@@ -31,3 +31,26 @@ export const Call = t.Object({
   started_by: t.Object({ type: t.Union([t.Literal('dialer'), t.Literal('api'), t.Literal('person')]), api_key_id: Nullable(t.String()) }),
 })
 export type Call = Static<typeof Call>
+
+/**
+ * Where a state of the lead requires every party's consent to record: which states, when the
+ * notice finished playing (recording started from then; null until it has), and how it was given.
+ */
+export const RecordingConsentShape = t.Object({
+  required_by: t.Array(t.String()),
+  announced_at: Nullable(DateTime),
+  method: t.Union([t.Literal('say'), t.Literal('audio_url')]),
+})
+
+/** The operator's read of a call (GET /api/v1/admin/calls/{id}): the Call object, then fields only the operator sees. */
+export const AdminCall = t.Composite([
+  Call,
+  t.Object({
+    org_id: Uuid,
+    /** The carrier that placed the call (simulator, twilio). */
+    carrier: t.String(),
+    /** Null where no state of the lead asked for all-party consent, or the organization does not record. */
+    recording_consent: Nullable(RecordingConsentShape),
+  }),
+])
+export type AdminCall = Static<typeof AdminCall>

@@ -56,9 +56,14 @@ export function callSteps(deps: {
     const settled = update(row, { outcome, outcomeLabel: label, note, outcomeDueAt: null })
     if (outcome === 'dnc') listNumber(row, dncSource)
     deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt, carrierFault })
+    count(outcome)
+    return complete(settled)
+  }
+
+  /** A final outcome is counted once the transaction commits (metrics). */
+  function count(outcome: Outcome): void {
     const counted = deps.onOutcome
     if (counted) stores.afterCommit(() => counted(outcome))
-    return complete(settled)
   }
 
   return {
@@ -66,6 +71,7 @@ export function callSteps(deps: {
     update,
     complete,
     settle,
+    count,
     listNumber,
     /** The call's organization (always there: calls are removed with it). */
     org: (id: string) => stores.orgs.get(id)!,

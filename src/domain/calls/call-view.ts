@@ -1,6 +1,6 @@
-import type { CallLead, CallViewRow } from '../../db/stores/call-store'
+import type { CallLead, CallRow, CallViewRow } from '../../db/stores/call-store'
 import { iso, isoOrNull } from '../../jobs/clock'
-import type { Call } from './call-shape'
+import type { AdminCall, Call } from './call-shape'
 
 /**
  * The Call presenter (row -> the Call object of call-shape.ts): GET /calls/{id}, the list,
@@ -31,6 +31,17 @@ export function callView(row: CallViewRow, lead: CallLead | undefined): Call {
     transcript_available: row.transcriptAvailable,
     started_by: row.startedBy,
   }
+}
+
+/** The operator's view: the Call object, its organization, carrier and recording consent (announced_at as an ISO time). */
+export function adminCallView(row: CallRow, lead: CallLead | undefined): AdminCall {
+  return { ...callView(row, lead), org_id: row.orgId, carrier: row.carrier, recording_consent: consentView(row) }
+}
+
+/** A call's recording consent as served (admin API, console): announced_at as an ISO time. */
+export function consentView(row: Pick<CallRow, 'recordingConsent'>): AdminCall['recording_consent'] {
+  const consent = row.recordingConsent
+  return consent ? { required_by: consent.required_by, announced_at: isoOrNull(consent.announced_at), method: consent.method } : null
 }
 
 export const recordingPath = (callId: string) => `/api/v1/external/calls/${callId}/recording`

@@ -7,6 +7,9 @@ import type { Clock } from '../../jobs/clock'
 import { inScope, type Principal } from '../access/permissions'
 import { newId } from '../ids'
 import { classifyPhone } from '../phone/phone-number'
+import { checkHours } from './calling-hours-check'
+
+export { minutesOfDay } from './calling-hours-check'
 
 export type CampaignStatus = CampaignRow['status']
 
@@ -33,11 +36,15 @@ export interface CampaignInput {
   cooldown_hours?: number
   spend_cap_usd?: number | null
   voicemail?: Voicemail | null
+  /** Said or played before recording starts where a state of the lead requires all-party consent; null: "This call may be recorded." */
+  recording_notice?: Voicemail | null
+  /** Calls play a prerecorded message or an artificial (AI) voice: the automated-call rules apply. */
+  automated_voice?: boolean
 }
 
 export type CampaignPatch = Partial<CampaignInput>
-/** What an organization's owner may change (the console): dialing capacity, people, hours, voicemail. */
-export type CampaignSettingsPatch = Pick<CampaignPatch, 'lines' | 'sdrs' | 'closers' | 'calling_hours' | 'voicemail'>
+/** What an organization's owner may change (the console): dialing capacity, people, hours, voicemail, recording notice. */
+export type CampaignSettingsPatch = Pick<CampaignPatch, 'lines' | 'sdrs' | 'closers' | 'calling_hours' | 'voicemail' | 'recording_notice'>
 
 // Defaults from DESIGN.md "Admin API".
 const DEFAULTS = {
@@ -52,14 +59,6 @@ const DEFAULTS = {
   duplicate_window_hours: 24,
   cooldown_hours: 0,
 }
-
-const HHMM = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/
-
-/** The federal floor in minutes of the called party's local day: 08:00 and 21:00. */
-const FLOOR_START = 8 * 60
-const FLOOR_END = 21 * 60
-
-export const minutesOfDay = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
 
 /** Told of every status change, inside the transaction that makes it (the queue holds or releases leads). */
 export type StatusListener = (campaign: CampaignRow, previous: CampaignStatus) => void
@@ -84,25 +83,16 @@ export function campaignService(deps: {
     })
   }
 
-  function checkHours(hours: { start: string; end: string } | undefined): void {
-    if (!hours) return
-    if (!HHMM.test(hours.start)) throw invalid('calling_hours.start must be HH:MM.', 'calling_hours.start')
-    if (!HHMM.test(hours.end)) throw invalid('calling_hours.end must be HH:MM.', 'calling_hours.end')
-    if (minutesOfDay(hours.start) >= minutesOfDay(hours.end)) {
-      throw invalid('calling_hours.start must be before calling_hours.end (same day).', 'calling_hours')
-    }
-    // The federal floor (47 CFR 64.1200(c)(1)): no window may reach outside 08:00-21:00.
-    if (minutesOfDay(hours.start) < FLOOR_START) {
-      throw invalid('calling_hours.start must not be before 08:00 (federal calling hours, 47 CFR 64.1200(c)(1)).', 'calling_hours.start')
-    }
-    if (minutesOfDay(hours.end) > FLOOR_END) {
-      throw invalid('calling_hours.end must not be after 21:00 (federal calling hours, 47 CFR 64.1200(c)(1)).', 'calling_hours.end')
-    }
-  }
-
   function voicemail(input: Voicemail | null | undefined): Voicemail | null | undefined {
     if (input && 'audio_url' in input) return { audio_url: checkMediaUrl(input.audio_url, 'voicemail.audio_url') }
     if (input && input.say.trim() === '') throw invalid('voicemail.say must not be blank.', 'voicemail.say')
+    return input
+  }
+
+  /** Checked as the voicemail is: a non-blank text, or an https audio URL. */
+  function recordingNotice(input: Voicemail | null | undefined): Voicemail | null | undefined {
+    if (input && 'audio_url' in input) return { audio_url: checkMediaUrl(input.audio_url, 'recording_notice.audio_url') }
+    if (input && input.say.trim() === '') throw invalid('recording_notice.say must not be blank.', 'recording_notice.say')
     return input
   }
 
@@ -163,6 +153,8 @@ export function campaignService(deps: {
         cooldownHours: input.cooldown_hours ?? DEFAULTS.cooldown_hours,
         spendCapUsd: input.spend_cap_usd ?? null,
         voicemail: voicemail(input.voicemail) ?? null,
+        recordingNotice: recordingNotice(input.recording_notice) ?? null,
+        automatedVoice: input.automated_voice ?? false,
         created: now,
         updated: now,
       }
@@ -179,6 +171,7 @@ export function campaignService(deps: {
       if (becomesActive) checkActivatable({ sdrs: sdrs ?? current.sdrs })
       const closers = people(patch.closers, current.closers, 'closers')
       const dropped = voicemail(patch.voicemail)
+      const notice = recordingNotice(patch.recording_notice)
       return transaction(() => {
         const updated = campaigns.update(id, {
           name: patch.name,
@@ -196,6 +189,8 @@ export function campaignService(deps: {
           cooldownHours: patch.cooldown_hours,
           spendCapUsd: patch.spend_cap_usd,
           voicemail: dropped,
+          recordingNotice: notice,
+          automatedVoice: patch.automated_voice,
           updated: clock.now(),
         })!
         return patch.status ? changeStatus(updated, patch.status) : updated

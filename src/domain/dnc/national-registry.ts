@@ -3,22 +3,31 @@ import { ApiError, invalid } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import { RegistryIndex } from './registry-index'
 import { RegistryParser } from './registry-parser'
+import { registryListOf, STATE_DNC_LISTS, StateLists, type RegistryList } from './state-registries'
 
 export { MAX_REJECTED_LINES, parseRegistry, RegistryParser } from './registry-parser'
 
 /**
- * The port the rest of the service reads the national Do Not Call registry through (intake,
- * POST /calls, the dialer at dial time). It binds every organization, live and test mode.
+ * The port the rest of the service reads the national Do Not Call registry and the state lists
+ * through (intake, POST /calls, the dialer at dial time). They bind every organization, live and test mode.
  */
 export interface NationalRegistry {
   /** Whether the E.164 number is on the registry (only +1 numbers ever are). O(1), no I/O. */
   isListed(e164: string): boolean
+  /**
+   * The states among the lead's whose own list holds the number (sorted; empty when none).
+   * `statesOf` gives the lead's states (contactability's `states`); it is called only when some
+   * state list holds the number. A few O(1) probes, no I/O.
+   */
+  stateListing(e164: string, statesOf: () => readonly string[]): readonly string[]
   /** Distinct numbers loaded. */
   readonly total: number
 }
 
 /** What an import did (POST /admin/dnc_registry). */
 export interface RegistryImportReport {
+  /** The list replaced: "national" or a state's code. */
+  list: RegistryList
   /** Distinct numbers read from the file: the registry's size now (an import replaces). */
   imported: number
   total: number
@@ -34,6 +43,8 @@ export interface RegistrySummary {
   total: number
   /** When the list in use was imported; null before the first import. */
   importedAt: number | null
+  /** Every state with a list of its own, loaded or not (total 0, importedAt null). */
+  states: { state: string; total: number; importedAt: number | null }[]
 }
 
 /** Bytes parsed, and numbers sorted, between two pauses that let other requests run. */
@@ -73,33 +84,52 @@ export function nationalRegistry(deps: { store: RegistryStore; clock: Clock }) {
   let index = RegistryIndex.empty
   let importedAt: number | null = null
   let importing = false
+  let states = new StateLists()
 
   return {
     isListed: (e164: string): boolean => index.has(e164),
+    stateListing: (e164: string, statesOf: () => readonly string[]): readonly string[] => states.listing(e164, statesOf),
     get total(): number {
       return index.total
     },
 
-    /** Builds the index from the stored list (boot). Returns how long it took, in ms. */
+    /** Builds the indexes from the stored lists, national and state (boot). Returns how long it took, in ms. */
     load(): number {
       const started = performance.now()
       const areas: [number, Uint32Array][] = []
       for (const area of store.areas()) areas.push([area.areaCode, area.subscribers])
       index = new RegistryIndex(areas)
       importedAt = store.lastImport()?.importedAt ?? null
+      const byState = new Map<string, RegistryIndex>()
+      for (const area of store.stateAreas()) {
+        let list = byState.get(area.state)
+        if (!list) byState.set(area.state, (list = new RegistryIndex()))
+        list.add(area.areaCode, area.subscribers)
+      }
+      const loaded = new StateLists()
+      for (const row of store.lastImports()) {
+        if (row.list !== 'national') loaded.set(row.list!, byState.get(row.list!) ?? RegistryIndex.empty, row.importedAt)
+      }
+      states = loaded
       return performance.now() - started
     },
 
     summary(): RegistrySummary {
-      return { total: index.total, importedAt }
+      return {
+        total: index.total,
+        importedAt,
+        states: STATE_DNC_LISTS.map(({ state }) => ({ state, total: states.total(state), importedAt: states.importedAt(state) })),
+      }
     },
 
     /**
      * Imports a registry file given as chunks of bytes (an HTTP body, a file stream), replacing
-     * the list. One import at a time (a second is 429: each holds the whole list in memory).
-     * A file with no good number is refused and changes nothing.
+     * one list: the national registry, or the state named by `list` (the others stay). One
+     * import at a time (a second is 429: each holds the whole list in memory). A file with no
+     * good number is refused and changes nothing.
      */
-    async import(chunks: AsyncIterable<Uint8Array>, options: { force?: boolean } = {}): Promise<RegistryImportReport> {
+    async import(chunks: AsyncIterable<Uint8Array>, options: { force?: boolean; list?: string } = {}): Promise<RegistryImportReport> {
+      const list = registryListOf(options.list)
       if (importing) {
         throw new ApiError('rate_limited', 'A registry import is already running; retry once it has finished.', {
           retryAfter: 30,
@@ -144,17 +174,21 @@ export function nationalRegistry(deps: { store: RegistryStore; clock: Clock }) {
         const { lines, rejected, rejectedCount } = parser.counts()
         if (total === 0) {
           const why = lines === 0 ? 'The file is empty' : `None of its ${lines} lines holds a valid 10-digit US number`
-          throw invalid(`${why}; the registry was not changed (send one 10-digit number per line).`, 'body')
+          throw invalid(`${why}; the ${list === 'national' ? 'registry' : `${list} list`} was not changed (send one 10-digit number per line).`, 'body')
         }
-        checkShrink('national', index.total, total, options.force === true)
+        const national = list === 'national'
+        checkShrink(list, national ? index.total : states.total(list), total, options.force === true)
         const at = clock.now()
-        store.replace(areas.map(([areaCode, subscribers]) => ({ areaCode, subscribers })), {
-          importedAt: at, total, lines, rejected: rejectedCount, duplicates,
-        })
+        const rows = areas.map(([areaCode, subscribers]) => ({ areaCode, subscribers }))
+        const record = { importedAt: at, total, lines, rejected: rejectedCount, duplicates }
+        if (national) store.replace(rows, record)
+        else store.replaceState(list, rows, record)
         // Committed: from now on every lookup sees the new list.
-        index = next
-        importedAt = at
-        return { imported: total, total, lines, rejected, rejectedCount, duplicates, importedAt: at }
+        if (national) {
+          index = next
+          importedAt = at
+        } else states.set(list, next, at)
+        return { list, imported: total, total, lines, rejected, rejectedCount, duplicates, importedAt: at }
       } finally {
         importing = false
       }

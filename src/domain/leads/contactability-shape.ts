@@ -21,14 +21,16 @@ export const CallingRule = t.Object({
     days: t.Optional(t.Union([t.Literal('weekdays'), t.Literal('weekends'), t.Literal('all')])),
     weekdays: t.Optional(t.Array(t.Integer({ minimum: 0, maximum: 6 }), { description: 'the weekdays this window is for, 0 = Sunday' })),
   }), { description: 'kind hours: the local window(s)' })),
+  timezone: t.Optional(t.String({ description: 'the fixed zone the hours are read in, for a statute that names one (Mississippi: Central Standard Time all year); absent: every zone of the lead', examples: ['Etc/GMT+6'] })),
+  holiday_hours: t.Optional(t.Object({ start: HHMM, end: HHMM }, { description: "kind automated: the window on the state's holidays (within the weekday's)" })),
   days: t.Optional(t.Array(t.Integer({ minimum: 0, maximum: 6 }), { description: 'kind day: barred weekdays, 0 = Sunday' })),
-  holidays: t.Optional(t.Array(t.String(), { description: 'kind holiday: the holidays barred' })),
-  max: t.Optional(t.Integer({ minimum: 0, description: 'kind cap: at most this many calls' })),
-  period_hours: t.Optional(t.Integer({ minimum: 1, description: 'kind cap: per this many rolling hours' })),
+  holidays: t.Optional(t.Array(t.String(), { description: 'kind holiday (or automated with holiday_hours): the holidays meant' })),
+  max: t.Optional(t.Integer({ minimum: 0, description: 'kind cap (or automated): at most this many calls' })),
+  period_hours: t.Optional(t.Integer({ minimum: 1, description: 'kind cap (or automated): per this many rolling hours' })),
   note: t.Optional(t.String({ description: 'where sources disagree: what was taken (the stricter) and why' })),
 })
 
-const Reason = t.Union([t.Literal('outside_calling_hours'), t.Literal('recent_contact_cooldown'), t.Literal('national_registry')])
+const Reason = t.Union([t.Literal('outside_calling_hours'), t.Literal('recent_contact_cooldown'), t.Literal('national_registry'), t.Literal('state_registry')])
 
 /** The lead's consent as received, with when it was stored and the SHA-256 of its text (else url). */
 export const ConsentEvidence = t.Object({

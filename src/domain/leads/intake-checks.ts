@@ -2,10 +2,12 @@ import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadRow, LeadStatus } from '../../db/stores/lead-store'
 import { ApiError, invalid, notFound } from '../../errors'
 import { requireCampaignScope, type Principal } from '../access/permissions'
+import { stateRegistryRefusal } from '../dnc/state-registries'
 import { classifyPhone, type PhoneClass } from '../phone/phone-number'
 import { checkLeadInput, type LeadInput } from './lead-input'
 import type { LeadCore } from './lead-core'
 import type { Placement } from './placement'
+import { refusesTollFree, tollFreeRefusal } from './toll-free'
 
 /** Spec "Limits": waiting API leads per campaign, API-started calls per lead per 24 h. */
 export const MAX_WAITING_API_LEADS = 5000
@@ -92,6 +94,22 @@ export const nationalRegistryRefusal = (param: string | null) =>
     extras: { reason: 'national_registry' },
   })
 
+/** The address the lead will have: the one sent, else the existing lead's (its state adds rules). */
+const addressOf = (ctx: IntakeContext): string | null =>
+  ctx.input.address !== undefined ? ctx.input.address || null : (ctx.existing?.address ?? null)
+
+/**
+ * A state's own Do Not Call list binds the leads in that state (by area code or address, after
+ * the duplicate checks so a re-sent lead's stored address counts); consent lifts it, as for the national registry.
+ */
+const checkStateRegistry: IntakeCheck = (ctx) => {
+  if (ctx.input.consent) return null
+  const { core, principal, e164 } = ctx
+  const statesOf = () => core.rules.reachOf({ phone: e164, address: addressOf(ctx), orgId: principal.orgId, livemode: principal.livemode }).states
+  const state = core.deps.registry.stateListing(e164, statesOf)[0]
+  return state ? stateRegistryRefusal(state, `${ctx.at}phone`) : null
+}
+
 const checkRetired: IntakeCheck = (ctx) => {
   if (ctx.core.deps.campaigns.isRetired(ctx.campaign.id, ctx.principal.livemode, ctx.e164)) {
     return new ApiError('number_retired', 'This number was retired in the campaign after repeated failed calls.', { param: `${ctx.at}phone` })
@@ -150,6 +168,7 @@ const checkNumberAllowed: IntakeCheck = (ctx) => {
       extras: { reason },
     })
   }
+  if (refusesTollFree(ctx.core.deps.tollFree, ctx.e164)) return tollFreeRefusal(`${ctx.at}phone`)
   return null
 }
 
@@ -184,6 +203,7 @@ export const INTAKE_CHECKS: readonly IntakeCheck[] = [
   checkRetired,
   checkBatchDuplicate,
   checkDuplicate,
+  checkStateRegistry,
   checkConsent,
   checkNumberAllowed,
   checkQueueRoom,
@@ -217,8 +237,7 @@ export function checkIntake(core: LeadCore, principal: Principal, input: LeadInp
     const refusal = check(ctx)
     if (refusal) throw refusal
   }
-  // The address the lead will have: the one sent, else the existing lead's (its state adds rules).
-  const address = ctx.input.address !== undefined ? ctx.input.address || null : (ctx.existing?.address ?? null)
+  const address = addressOf(ctx)
   ctx.placement = core.placementFor({ phone: ctx.e164, orgId: principal.orgId, livemode: principal.livemode, address }, ctx.campaign)
   return ctx
 }

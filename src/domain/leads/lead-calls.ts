@@ -13,8 +13,11 @@ import { callsLeftToday, nationalRegistryRefusal, testCallsRefusal } from './int
 import type { leadIntake } from './intake'
 import type { LeadCore } from './lead-core'
 import type { leadReads } from './lead-reads'
-import { NATIONAL_REGISTRY_RULE } from './lead-rules'
+import { registryBlocks } from '../dnc/registry-blocks'
+import { stateRegistryRefusal } from '../dnc/state-registries'
 import type { CallNowReply } from './lead-shape'
+import { DEFAULT_WINDOW_END_MARGIN_MS, dialVerdict } from './window-margin'
+import { refusesTollFree, tollFreeRefusal } from './toll-free'
 
 /**
  * A lead and its calls: what the dialer and the call service tell the lead (inside their
@@ -49,18 +52,23 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
      * The dialer took `lead` off the queue at `now`: may it be dialed? The calling rules are
      * evaluated again at this instant (a lead can wait in line past closing, or past a cap);
      * a blocked lead is scheduled again with one decision per blocking rule. A number put on
-     * the national registry since intake, with no consent, leaves the queue (out reason dnc)
-     * with a decision. Returns true when it may be dialed (beginCall records that decision).
+     * the national registry or its state's list since intake, with no consent, leaves the queue
+     * (out reason dnc) with a decision per list. The window must also stay open for the margin
+     * after `now` (window-margin.ts). Returns true when it may be dialed (beginCall records that decision).
      */
     atDial(lead: LeadRow, campaign: CampaignRow, now: number): boolean {
-      if (!lead.consent && core.deps.registry.isListed(lead.phone)) {
+      const listed = registryBlocks(core.deps.registry, lead, () => core.rules.reachOf(lead).states)
+      if (listed.length > 0) {
         stores.transaction(() => {
-          stores.decisions.recordDeferred({ id: newId(), orgId: lead.orgId, livemode: lead.livemode, leadId: lead.id, at: now, ruleId: NATIONAL_REGISTRY_RULE, until: null })
+          for (const { rule_id } of listed) {
+            stores.decisions.recordDeferred({ id: newId(), orgId: lead.orgId, livemode: lead.livemode, leadId: lead.id, at: now, ruleId: rule_id, until: null })
+          }
           save(lead, { status: 'out_of_queue', outReason: 'dnc', queueKey: null, dueAt: null, dueReason: null, heldReason: null, callbackAt: null })
         })
         return false
       }
-      const verdict = core.rules.verdict(lead, campaign, now)
+      // The window must stay open for the margin too: the carrier may ring the call later.
+      const verdict = dialVerdict(core.rules, lead, campaign, now, core.deps.windowEndMarginMs ?? DEFAULT_WINDOW_END_MARGIN_MS)
       if (verdict.allowed) return true
       stores.transaction(() => {
         core.recordDeferrals(lead, lead.id, verdict, now)
@@ -99,10 +107,15 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
       if (result.retire) core.deps.campaigns.retireNumber(lead.campaignId, lead.phone, lead.livemode, 'repeated_failures')
       const next = result.next
       switch (next.status) {
-        case 'scheduled':
-          return save(lead, { ...base, status: 'scheduled', queueKey: null, dueAt: next.dueAt, dueReason: next.reason, nextDialAt: next.nextDialAt })
+        case 'scheduled': {
+          // The retry waits for the calling rules at the instant it comes (a cap, the hours).
+          const due = core.callableAfter(lead, campaign, { at: next.dueAt, reason: next.reason })
+          return save(lead, { ...base, status: 'scheduled', queueKey: null, dueAt: due.at, dueReason: due.reason, nextDialAt: due.at })
+        }
         case 'callback_scheduled': {
-          const row = save(lead, { ...base, status: 'callback_scheduled', queueKey: null, callbackAt: next.callbackAt, dueAt: next.callbackAt, dueReason: null })
+          // Due at the first lawful instant at or after the booked time; dueReason says why when later.
+          const due = core.callableAfter(lead, campaign, { at: next.callbackAt, reason: null })
+          const row = save(lead, { ...base, status: 'callback_scheduled', queueKey: null, callbackAt: next.callbackAt, dueAt: due.at, dueReason: due.reason })
           const zone = zonesForPhone(row.phone, stores.orgs.get(row.orgId)!.timezone)[0]!
           core.emit('callback.booked', row, { callback: { at: iso(next.callbackAt), timezone: zone } })
           return row
@@ -116,7 +129,8 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
 
     /**
      * POST /calls: the lead goes to the front of its campaign's queue (overriding a retry or
-     * next-dial wait, never calling hours or a paused campaign); 3 a day per lead.
+     * next-dial wait, never the calling rules or a paused campaign); 3 a day per lead. A lead
+     * the rules block is scheduled for their next allowed instant (still ahead of the rest then).
      */
     callNow(principal: Principal, body: { lead_id?: string; external_id?: string; campaign_id?: string }): CallNowReply {
       const lead = reads.resolveLead(principal, body)
@@ -125,6 +139,8 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
       const scope = { orgId: lead.orgId, livemode: lead.livemode }
       if (core.deps.dnc.isListed(scope, lead.phone)) throw new ApiError('on_dnc_list', 'This number is on the Do Not Call list.')
       if (!lead.consent && core.deps.registry.isListed(lead.phone)) throw nationalRegistryRefusal(null)
+      const state = lead.consent ? undefined : core.deps.registry.stateListing(lead.phone, () => core.rules.reachOf(lead).states)[0]
+      if (state) throw stateRegistryRefusal(state, null)
       if (core.deps.campaigns.isRetired(campaign.id, lead.livemode, lead.phone)) {
         throw new ApiError('number_retired', 'This number was retired in the campaign after repeated failed calls.')
       }
@@ -132,6 +148,7 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
       if (phone.kind === 'international' || phone.kind === 'premium') {
         throw new ApiError('number_not_allowed', 'This number is not dialed.', { extras: { reason: phone.kind === 'premium' ? 'premium' : 'international' } })
       }
+      if (refusesTollFree(core.deps.tollFree, lead.phone)) throw tollFreeRefusal(null)
       if (lead.status === 'dialing' || lead.status === 'on_call') throw new ApiError('lead_busy', 'The lead is being dialed or is on a call now.')
       if (lead.status === 'out_of_queue' && lead.outReason === 'taken_out') {
         throw new ApiError('lead_taken_out_of_queue', 'A person took this lead out of the dialing queue; the API does not overrule that.')
@@ -142,7 +159,8 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
       const now = clock.now()
       const row = stores.transaction(() => {
         leads.insertCallRequest({ id: newId(), leadId: lead.id, keyId: principal.keyId, at: now })
-        const placement = core.placementFor(lead, campaign)
+        // Blocked by the rules: scheduled for their next allowed instant, the deferral recorded.
+        const placement = core.placementFor(lead, campaign, undefined, { record: { leadId: lead.id } })
         return save(lead, {
           ...core.placementChanges(placement, { callNow: true, queuedAt: now }, 0),
           callNow: true,

@@ -6,10 +6,11 @@ import type { ConsentEvidence, Contactability } from './contactability-shape'
 import type { LeadCore } from './lead-core'
 import type { leadReads } from './lead-reads'
 import type { NationalRegistry } from '../dnc/national-registry'
-import { NATIONAL_REGISTRY_RULE, type LeadRules } from './lead-rules'
+import { registryBlocks } from '../dnc/registry-blocks'
+import type { LeadRules } from './lead-rules'
 
-/** Why a rule blocks: the engine's reasons, and the national registry (a number listed, no consent). */
-export type ContactabilityReason = BlockReason | 'national_registry'
+/** Why a rule blocks: the engine's reasons, and the national registry or a state's list (a number listed, no consent). */
+export type ContactabilityReason = BlockReason | 'national_registry' | 'state_registry'
 
 /** The consent as received plus when it was stored and its hash (null for a consent stored before evidence was kept). */
 export function consentEvidence(lead: Pick<LeadRow, 'consent' | 'consentRecordedAt' | 'consentSha256'>): ConsentEvidence | null {
@@ -18,7 +19,7 @@ export function consentEvidence(lead: Pick<LeadRow, 'consent' | 'consentRecorded
 }
 
 /** Reads only: the answer is the engine's verdict at the service clock's now, plus the lead's recorded decisions. */
-export function leadContactability(core: LeadCore, reads: ReturnType<typeof leadReads>, rules: LeadRules, registry: Pick<NationalRegistry, 'isListed'>) {
+export function leadContactability(core: LeadCore, reads: ReturnType<typeof leadReads>, rules: LeadRules, registry: Pick<NationalRegistry, 'isListed' | 'stateListing'>) {
   const { stores, clock } = core.deps
   return {
     contactability(principal: Principal, id: string): Contactability {
@@ -28,9 +29,10 @@ export function leadContactability(core: LeadCore, reads: ReturnType<typeof lead
       const reach = rules.reachOf(lead)
       const verdict = rules.verdict(lead, campaign, now, { reach, withHistory: true })
       const blockedBy: Contactability['blocked_by'] = verdict.blockedBy.map((b) => ({ rule_id: b.rule_id, reason: b.reason, until: isoOrNull(b.until) }))
-      // The registry binds without end: no call until the lead carries consent.
-      const listed = !lead.consent && registry.isListed(lead.phone)
-      if (listed) blockedBy.push({ rule_id: NATIONAL_REGISTRY_RULE, reason: 'national_registry', until: null })
+      // The registries bind without end: no call until the lead carries consent.
+      const registries = registryBlocks(registry, lead, () => reach.states)
+      for (const b of registries) blockedBy.push({ ...b, until: null })
+      const listed = registries.length > 0
       const allowed = verdict.allowed && !listed
       return {
         lead_id: lead.id,

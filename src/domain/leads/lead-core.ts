@@ -1,79 +1,24 @@
 import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadRow, NewLead } from '../../db/stores/lead-store'
-import type { Stores } from '../../db/stores'
 import { notFound } from '../../errors'
-import type { Clock } from '../../jobs/clock'
-import type { Scheduler } from '../../jobs/scheduler'
-import type { CallingRulesEngine, Verdict } from '../calling-rules/contract'
+import type { Verdict } from '../calling-rules/contract'
 import { callingRules as defaultEngine } from '../calling-rules'
-import type { CampaignService } from '../campaigns/campaign-service'
-import type { DncService } from '../dnc/dnc-service'
-import type { NationalRegistry } from '../dnc/national-registry'
-import type { EventLog, EventType } from '../events/event-log'
-import type { ImportService } from '../imports/import-service'
+import type { EventType } from '../events/event-log'
 import { outcomeLabel } from '../outcomes'
-import type { DialQueues } from '../queue/dial-queues'
 import { queueKey } from '../queue/queue-key'
 import type { LeadCallSummary } from './lead-shape'
 import { eventLead } from './lead-view'
 import { leadRulesOf, type RulesLead } from './lead-rules'
 import { newId } from '../ids'
-import { placeLead, type Placement } from './placement'
+import { firstCallable, placeLead, type Placement, type Wait } from './placement'
 
 // Until a campaign has calls of its own to average (the dialer reports them).
 export const DEFAULT_HANDLE_SECONDS = 180
 /** Spec: the late sweep runs every 30 s. */
 export const LATE_SWEEP_MS = 30_000
 
-// ---- ports: what the leads need of other services, each given at construction ----
-
-/** What the leads read of calls (the call store answers; no call service needed). */
-export interface CallActivity {
-  /** Sample calls of a test key not yet ended. */
-  runningTestCalls(keyId: string): number
-  /** A call to this lead is up (dialing or talking), whatever the lead's status says now. */
-  callInProgress(lead: LeadRow): boolean
-  /** The lead's last 10 calls, newest first (the Lead's `calls`). */
-  recentCalls(leadId: string): LeadCallSummary[]
-}
-
-/** Recent average handle time of a campaign's calls, seconds (the dialer's cache). */
-export interface HandleTimeSource {
-  averageHandleSeconds(campaignId: string, livemode: boolean, fallback: number): number
-}
-
-/** Whether a campaign reached its monthly spend cap (usage). */
-export interface SpendCap {
-  capReached(campaign: CampaignRow, livemode: boolean): boolean
-}
-
-/** Takes `amount` from a name's allowance of `limit` this minute, all or nothing. */
-export interface LeadAllowance {
-  tryAdd(name: string, amount: number, limit: number): { allowed: boolean; retryAfter: number }
-}
-
-export interface LeadDeps {
-  stores: Stores
-  campaigns: CampaignService
-  dnc: DncService
-  /** The national Do Not Call registry: refused at intake and POST /calls unless the lead has consent. */
-  registry: NationalRegistry
-  events: EventLog
-  queues: DialQueues
-  scheduler: Scheduler
-  clock: Clock
-  /** New leads a minute per key (a clock-minute counter: src/http/rate-limit.ts MinuteCounter). */
-  newLeads: LeadAllowance
-  calls: CallActivity
-  handleTimes: HandleTimeSource
-  spendCap: SpendCap
-  /** The calling-rules engine; the built-in table when not given. */
-  rules?: CallingRulesEngine
-  /** A lead refused at intake (not a dry run), by its error code: the intake-refusals metric. */
-  onRefused: (code: string) => void
-  /** CSV imports' records and their one-at-a-time rule. */
-  imports: ImportService
-}
+import type { LeadDeps } from './lead-deps'
+export type { CallActivity, HandleTimeSource, LeadAllowance, LeadDeps, SpendCap } from './lead-deps'
 
 /**
  * What every lead module shares: writing a lead (SQLite first, the dial queue and the due timer
@@ -134,30 +79,42 @@ export function leadCore(deps: LeadDeps) {
   }
 
   /**
-   * Where the lead goes now (placement.ts). The calling rules are evaluated only when nothing
-   * before them decides; `verdict` gives one already evaluated at `now` (the dialer's), and a
-   * lead the rules block gets its deferrals recorded when `record` is set (a due lead, the
-   * dialer's head of queue), not at intake or POST /calls, whose replies say why.
+   * The placement inputs of a lead. The calling rules are asked at the instant its wait ends
+   * (`now` when none); `verdict` gives one already evaluated at `now` (the dialer's), and a
+   * block is recorded as one deferral per blocking rule, dated the instant asked, when `record`
+   * is set (a due lead, the dialer's head of queue, a retry or callback after a call, POST
+   * /calls), not at intake, whose reply says why.
    */
+  function placementInput(lead: RulesLead, campaign: CampaignRow, opts: { verdict?: Verdict; record?: { leadId: string } }) {
+    const now = clock.now()
+    return {
+      campaign,
+      now,
+      lastContactAt: campaign.cooldownHours > 0 ? leads.lastContactAt(lead.orgId, lead.livemode, lead.phone) : null,
+      rules: (at: number) => {
+        const verdict = opts.verdict && at === now ? opts.verdict : rules.verdict(lead, campaign, at)
+        if (!verdict.allowed && opts.record) recordDeferrals(lead, opts.record.leadId, verdict, at)
+        return verdict
+      },
+    }
+  }
+
+  /** Where the lead goes now (placement.ts placeLead). */
   function placementFor(
     lead: RulesLead,
     campaign: CampaignRow,
     notBefore?: Parameters<typeof placeLead>[0]['notBefore'],
     opts: { verdict?: Verdict; record?: { leadId: string } } = {},
   ): Placement {
-    const now = clock.now()
-    return placeLead({
-      campaign,
-      now,
-      lastContactAt: campaign.cooldownHours > 0 ? leads.lastContactAt(lead.orgId, lead.livemode, lead.phone) : null,
-      notBefore,
-      spendCapReached: deps.spendCap.capReached(campaign, lead.livemode),
-      rules: () => {
-        const verdict = opts.verdict ?? rules.verdict(lead, campaign, now)
-        if (!verdict.allowed && opts.record) recordDeferrals(lead, opts.record.leadId, verdict, now)
-        return verdict
-      },
-    })
+    return placeLead({ ...placementInput(lead, campaign, opts), notBefore, spendCapReached: deps.spendCap.capReached(campaign, lead.livemode) })
+  }
+
+  /**
+   * When a lead whose own wait ends at `wait.at` (a retry, a booked callback) can really be
+   * called, and why (placement.ts firstCallable); a block is recorded as the lead's deferral.
+   */
+  function callableAfter(lead: LeadRow, campaign: CampaignRow, wait: Wait): Wait {
+    return firstCallable({ ...placementInput(lead, campaign, { record: { leadId: lead.id } }), notBefore: wait })
   }
 
   /** One deferred decision per blocking rule (the store skips a deferral already recorded). */
@@ -243,8 +200,11 @@ export function leadCore(deps: LeadDeps) {
         for (const lead of due) {
           const placement = placementFor(lead, campaignOf(lead.campaignId), undefined, { record: { leadId: lead.id } })
           // A wait that ended is over: calling hours and cooldown decide from here. A due
-          // callback is called ahead of the rest (priority 1), oldest booking first.
-          if (lead.status === 'callback_scheduled') {
+          // callback is called ahead of the rest (priority 1), oldest booking first; one the
+          // rules still block keeps its booking, due at their next allowed instant.
+          if (lead.status === 'callback_scheduled' && placement.status === 'scheduled') {
+            save(lead, { dueAt: placement.dueAt, dueReason: placement.reason })
+          } else if (lead.status === 'callback_scheduled') {
             const queuedAt = lead.callbackAt ?? lead.queuedAt
             save(lead, { ...placementChanges(placement, { callNow: false, queuedAt }, 1), queuedAt })
           } else {
@@ -265,6 +225,7 @@ export function leadCore(deps: LeadDeps) {
     placementChanges,
     campaignOf,
     placementFor,
+    callableAfter,
     rules,
     recordDeferrals,
     optedOutChanges,

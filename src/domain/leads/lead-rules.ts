@@ -2,11 +2,14 @@ import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadRow } from '../../db/stores/lead-store'
 import type { Stores } from '../../db/stores'
 import type { CallingRulesEngine, LeadReach, Verdict } from '../calling-rules/contract'
+import { campaignIsAutomated, type AutomatedFields } from '../campaigns/automated'
 
 const DAY_MS = 24 * 3_600_000
 
 /** The lead fields the calling rules read. */
 export type RulesLead = Pick<LeadRow, 'phone' | 'address' | 'orgId' | 'livemode'>
+/** The campaign fields the calling rules read: its window, and whether its calls are automated. */
+export type RulesCampaign = Pick<CampaignRow, 'callingHoursStart' | 'callingHoursEnd'> & AutomatedFields
 
 /** The decision rule id of a number found on the national registry at dial time. */
 export const NATIONAL_REGISTRY_RULE = 'national-dnc-registry'
@@ -24,15 +27,16 @@ export function leadRulesOf(stores: Stores, engine: CallingRulesEngine) {
   /** `withHistory`: load the last 24 hours of calls even when no cap applies (calls_last_24h is shown). */
   function verdict(
     lead: RulesLead,
-    campaign: Pick<CampaignRow, 'callingHoursStart' | 'callingHoursEnd'>,
+    campaign: RulesCampaign,
     now: number,
     opts: { reach?: LeadReach; withHistory?: boolean } = {},
   ): Verdict {
     const reach = opts.reach ?? reachOf(lead)
-    const capped = engine.needsCallHistory(reach)
-    const window = Math.max(capped ? engine.historyWindowMs(reach) : 0, opts.withHistory ? DAY_MS : 0)
+    const automated = campaignIsAutomated(campaign)
+    const capped = engine.needsCallHistory(reach, automated)
+    const window = Math.max(capped ? engine.historyWindowMs(reach, automated) : 0, opts.withHistory ? DAY_MS : 0)
     const callTimes = window > 0 ? stores.calls.callStartsToNumber(lead.orgId, lead.livemode, lead.phone, now - window) : []
-    return engine.evaluate({ reach, campaignWindow: { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, callTimes, now })
+    return engine.evaluate({ reach, campaignWindow: { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, callTimes, now, automated })
   }
 
   /**
@@ -40,7 +44,7 @@ export function leadRulesOf(stores: Stores, engine: CallingRulesEngine) {
    * exchange: the rule would not have blocked in the lead's other zones. Caps do not depend on
    * zones; a lead with no other zone owes every zone rule's block to the guess.
    */
-  function guessCaused(reach: LeadReach, campaign: Pick<CampaignRow, 'callingHoursStart' | 'callingHoursEnd'>, ruleId: string, at: number, rules: Verdict['rules']): boolean {
+  function guessCaused(reach: LeadReach, campaign: RulesCampaign, ruleId: string, at: number, rules: Verdict['rules']): boolean {
     const guessed = reach.guessedZones
     const rule = rules.find((r) => r.id === ruleId)
     if (!guessed || guessed.length === 0 || !rule || rule.kind === 'cap') return false
@@ -48,7 +52,7 @@ export function leadRulesOf(stores: Stores, engine: CallingRulesEngine) {
     if (zones.length === 0) return true
     const known: LeadReach = { country: reach.country, states: reach.states, zones, notes: reach.notes }
     const campaignWindow = { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }
-    return !engine.evaluate({ reach: known, campaignWindow, callTimes: [], now: at }).blockedBy.some((b) => b.rule_id === ruleId)
+    return !engine.evaluate({ reach: known, campaignWindow, callTimes: [], now: at, automated: campaignIsAutomated(campaign) }).blockedBy.some((b) => b.rule_id === ruleId)
   }
 
   return { engine, reachOf, verdict, guessCaused }

@@ -7,6 +7,7 @@ import { leadImport } from './lead-import'
 import { leadIntake } from './intake'
 import { leadReads } from './lead-reads'
 import { leadWriter } from './lead-writer'
+import { lateRing } from './window-margin'
 
 export { DEFAULT_HANDLE_SECONDS, LATE_SWEEP_MS, type CallActivity, type HandleTimeSource, type LeadDeps, type SpendCap } from './lead-core'
 export { INTAKE_CHECKS, MAX_API_CALLS_PER_DAY, MAX_RUNNING_TEST_CALLS, MAX_WAITING_API_LEADS } from './intake-checks'
@@ -59,6 +60,7 @@ export function leadService(deps: LeadDeps) {
     atDial: calls.atDial,
     callAnswered: calls.callAnswered,
     callEnded: calls.callEnded,
+    callRinging: lateRing(core),
     callNow: calls.callNow,
     // holds, sweep, boot
     spendCapChanged: holds.spendCapChanged,
@@ -71,6 +73,6 @@ export function leadService(deps: LeadDeps) {
 export type LeadService = ReturnType<typeof leadService>
 
 /** What the call service tells a lead as its call goes on. */
-export type LeadCallSide = Pick<LeadService, 'beginCall' | 'callAnswered' | 'callEnded'>
+export type LeadCallSide = Pick<LeadService, 'beginCall' | 'callAnswered' | 'callEnded' | 'callRinging'>
 /** What the dialer tells a lead whose turn came when it may not be called. */
 export type LeadRequeue = Pick<LeadService, 'replace' | 'atDial'>

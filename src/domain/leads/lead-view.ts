@@ -23,13 +23,17 @@ export interface LeadViewOptions {
   calls?: LeadCallSummary[]
 }
 
-/** The queue-position fields: a wait or a hold shows only while the lead is scheduled or held. */
+/**
+ * The queue-position fields: a wait or a hold shows only while the lead is scheduled or held,
+ * and for a callback the calling rules moved past its booked time (due then, and why).
+ */
 export function queuePosition(row: Pick<LeadRow, 'status' | 'dueAt' | 'dueReason' | 'heldReason'>, place: number | null, wait: number | null): QueuePosition {
+  const waits = row.status === 'scheduled' || (row.status === 'callback_scheduled' && row.dueReason !== null)
   return {
     place_in_line: place,
     estimated_wait_seconds: wait,
-    scheduled_for: row.status === 'scheduled' ? isoOrNull(row.dueAt) : null,
-    scheduled_reason: row.status === 'scheduled' ? row.dueReason : null,
+    scheduled_for: waits ? isoOrNull(row.dueAt) : null,
+    scheduled_reason: waits ? row.dueReason : null,
     held_reason: row.status === 'held' ? row.heldReason : null,
   }
 }

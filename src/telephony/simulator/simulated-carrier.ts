@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { TranscriptLine } from '../call-values'
+import type { RecordingNotice, TranscriptLine } from '../call-values'
 import { localDateOf, zonedTime } from '../../domain/calling-hours/calling-window'
 import type { Outcome } from '../../domain/outcomes'
 import type { Clock } from '../../jobs/clock'
@@ -27,6 +27,9 @@ const simple = (outcome: Outcome, leadSays: string, note: string, end = 30, by: 
 })
 
 const INTENT = 'Yes, that sounds good. Can someone walk me through the pricing?'
+
+/** How long the recording notice plays: read at 15 characters a second (a recording: 3 s), as the Twilio emulator does. */
+export const noticeSeconds = (notice: RecordingNotice): number => ('say' in notice ? Math.max(1, notice.say.length / 15) : 3)
 
 /** DESIGN.md "Telephony": the scenario is chosen by the last two digits of the number. */
 const SCENARIOS: Record<string, Script> = {
@@ -114,12 +117,22 @@ export class SimulatedCarrier implements Carrier {
     const at = (seconds: number) => start + Math.round((seconds * 1000) / this.deps.speed)
     const cancels: (() => void)[] = []
     let answered = false
+    // Where every party must consent the notice plays after the answer; recording starts when it ends.
+    const consent = request.record ? (request.consent ?? null) : null
+    let announced = consent === null
     for (const step of script.steps) {
       cancels.push(
         this.deps.scheduler.at(at(step.at), () => {
           switch (step.kind) {
             case 'answer':
               answered = true
+              if (consent) {
+                const noticeAt = at(step.at + noticeSeconds(consent.notice))
+                cancels.push(this.deps.scheduler.at(noticeAt, () => {
+                  announced = true
+                  events.announced?.(request.callId, noticeAt)
+                }))
+              }
               return events.answered(request.callId, step.by)
             case 'intent':
               return events.intent(request.callId, step.excerpt, step.confidence)
@@ -141,7 +154,7 @@ export class SimulatedCarrier implements Carrier {
                   text: line.text,
                   at: at(line.at),
                 })),
-                recorded: answered && request.record,
+                recorded: answered && request.record && announced,
               }
               return events.ended(request.callId, report)
             }

@@ -1,7 +1,7 @@
-import type { Voicemail } from '../call-values'
+import type { ConsentNotice, Voicemail } from '../call-values'
 import type { BridgePerson, CallReport } from '../carrier'
 import { initialState, type LifecycleState } from './lifecycle'
-import { bridgeLeg, hangup, holdForDetection, say, voicemailDrop, type TranscriptionStart } from './twiml'
+import { bridgeLeg, hangup, holdForDetection, noticeThen, say, voicemailDrop, type TranscriptionStart } from './twiml'
 
 /**
  * What one Twilio call asked for (kept with the call, so TwiML requests are answered the same
@@ -9,11 +9,11 @@ import { bridgeLeg, hangup, holdForDetection, say, voicemailDrop, type Transcrip
  */
 
 /** The callback routes, under DIALER_PUBLIC_URL (src/telephony/twilio/callback-routes.ts). */
-export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'voicemail', 'voicemail-done', 'recording', 'transcription'] as const
+export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'voicemail', 'voicemail-done', 'recording', 'transcription', 'announced'] as const
 export type CallbackStep = (typeof CALLBACK_STEPS)[number]
 
 /** Steps whose reply is TwiML the call runs next. */
-export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'voicemail', 'voicemail-done'])
+export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'voicemail', 'voicemail-done', 'announced'])
 
 export const CALLBACK_PREFIX = '/twilio/calls/'
 
@@ -26,6 +26,8 @@ export interface CallPlan {
   record: boolean
   bridge: BridgePerson[]
   voicemail: Voicemail | null
+  /** Every party must consent (a state of the lead says so): created unrecorded, the notice first, recording after it (absent on older rows). */
+  consent?: ConsentNotice | null
 }
 
 export interface CarrierState {
@@ -39,12 +41,22 @@ export interface CarrierState {
   transcriptLines: number
   recordingSid: string | null
   recorded: boolean
+  /** Twilio said no recording was made (RecordingStatus absent or failed): nothing to wait for. */
+  recordingAbsent?: boolean
+  /** The recording is stored here; its copy at Twilio is still to be deleted (the row stays open, the watchdog retries). */
+  twilioCopy?: 'delete' | 'deleted'
   /** The call has ended and waits for its recording before the service is told (at most RECORDING_WAIT_MS). */
   pendingEnd: CallReport | null
   /** The service has been told the call ended. */
   reported: boolean
   /** We answered Twilio's fetch of the call's first TwiML (absent on rows saved before it was kept). */
   answerServed?: boolean
+  /** The service was asked whether the call may still ring the lead (late-ring.ts). */
+  windowChecked?: boolean
+  /** It may not (the lead's calling window closed while Twilio held the call): cancelled, never connected. */
+  windowClosed?: boolean
+  /** Unix ms the recording notice ended (the 'announced' step); recording was asked for then. */
+  announcedAt?: number
 }
 
 export function initialCarrierState(plan: CallPlan): CarrierState {
@@ -97,14 +109,33 @@ export function voicemailTwiml(publicUrl: string, callId: string, plan: CallPlan
   return voicemailDrop('audio_url' in v ? { audioUrl: v.audio_url } : { say: v.say }, callbackUrl(publicUrl, callId, 'voicemail-done'))
 }
 
+/** The call still owes its recording notice: every party must consent and it has not played yet. */
+export const owesNotice = (plan: CallPlan, state: CarrierState): boolean => !!plan.consent && state.announcedAt === undefined
+
+/** The notice, then the 'announced' step (recording starts there, and the call goes on). */
+export function noticeTwiml(publicUrl: string, callId: string, plan: CallPlan): string {
+  const notice = plan.consent!.notice
+  return noticeThen('audio_url' in notice ? { audioUrl: notice.audio_url } : { say: notice.say }, callbackUrl(publicUrl, callId, 'announced'))
+}
+
+/** After the notice: the voicemail drop on a machine, else the bridge's first leg (transcription starts with it). */
+export function afterNoticeTwiml(publicUrl: string, callId: string, plan: CallPlan, state: CarrierState): string {
+  if (state.life.answeredBy === 'machine') return voicemailTwiml(publicUrl, callId, plan)
+  return bridgeTwiml(publicUrl, callId, plan, 0, true) ?? nobodyTookTwiml()
+}
+
 /**
  * The TwiML for the answer (the call's `Url`). With machine detection the call holds quietly
  * until the AMD result redirects it, unless that result is already in. Without, a person is
- * assumed and the bridge starts at once.
+ * assumed and the bridge starts at once. Where every party must consent the notice plays first
+ * (a machine without a voicemail to leave hears nothing and is not recorded), and nothing is
+ * transcribed before it.
  */
 export function answerTwiml(publicUrl: string, callId: string, plan: CallPlan, state: CarrierState): { twiml: string; routed: boolean } {
   const party = state.life.answeredBy ?? (plan.machineDetection ? null : 'person')
-  if (party === null) return { twiml: holdForDetection({ pauseSeconds: HOLD_SECONDS, transcription: transcriptionOf(publicUrl, callId) }), routed: false }
+  const notice = owesNotice(plan, state)
+  if (party === null) return { twiml: holdForDetection({ pauseSeconds: HOLD_SECONDS, transcription: notice ? undefined : transcriptionOf(publicUrl, callId) }), routed: false }
+  if (notice && (party === 'person' || plan.voicemail)) return { twiml: noticeTwiml(publicUrl, callId, plan), routed: true }
   if (party === 'machine') return { twiml: voicemailTwiml(publicUrl, callId, plan), routed: true }
   return { twiml: bridgeTwiml(publicUrl, callId, plan, 0, true) ?? nobodyTookTwiml(), routed: true }
 }

@@ -1,11 +1,14 @@
 import type { TranscriptLine } from '../call-values'
-import type { CallEvents, CallReport } from '../carrier'
+import type { CallReport } from '../carrier'
 import {
-  answerTwiml, bridgeTwiml, HOLD_SECONDS, nobodyTookTwiml, TWIML_STEPS, voicemailTwiml,
+  answerTwiml, bridgeTwiml, HOLD_SECONDS, nobodyTookTwiml, noticeTwiml, owesNotice, TWIML_STEPS, voicemailTwiml,
   type CallbackStep, type CallPlan, type CarrierState,
 } from './call-plan'
+import { onAnnounced, recordingAskedFor } from './consent-steps'
 import { apply, eventFromAmdCallback, eventFromDialAction, eventFromStatusCallback, type Effect, type TwilioEvent } from './lifecycle'
-import { hangup, holdForDetection } from './twiml'
+import { lateRing } from './late-ring'
+import type { RestAction, StepContext, StepResult } from './step-types'
+import { hangup, holdForDetection, TRACK_LABELS } from './twiml'
 
 /**
  * One verified callback applied to a call's state, as a pure step plus calls into the call
@@ -13,27 +16,7 @@ import { hangup, holdForDetection } from './twiml'
  * and what to ask of Twilio once the change is durable. Runs inside the callback's transaction.
  */
 
-/** Work for Twilio's REST API after the callback's change is durable. */
-export type RestAction =
-  | { type: 'redirect'; step: 'bridge' | 'voicemail' }
-  | { type: 'twiml'; twiml: string }
-  | { type: 'hang-up' }
-  | { type: 'download-recording'; recordingSid: string }
-  | { type: 'wait-for-recording' }
-
-export interface StepContext {
-  callId: string
-  plan: CallPlan
-  publicUrl: string
-  now: number
-  events: CallEvents
-}
-
-export interface StepResult {
-  state: CarrierState
-  twiml: string | null
-  actions: RestAction[]
-}
+export type { RestAction, StepContext, StepResult }
 
 /** A lead who answered and found nobody is called back this much later (the simulator's scenario 14). */
 export const NOBODY_TOOK_CALLBACK_MS = 2 * 3_600_000
@@ -41,7 +24,11 @@ export const NOBODY_TOOK_CALLBACK_MS = 2 * 3_600_000
 export const MAX_TRANSCRIPT_LINES = 2000
 const MAX_LINE_CHARS = 2000
 
-export function runStep(ctx: StepContext, state: CarrierState, step: CallbackStep, leg: number | null, params: Record<string, string>): StepResult {
+export function runStep(ctx: StepContext, before: CarrierState, step: CallbackStep, leg: number | null, params: Record<string, string>): StepResult {
+  // A call that rings after the lead's window closed goes no further.
+  const gate = lateRing(ctx, before, step, params)
+  if ('reply' in gate) return gate.reply
+  const state = gate.state
   switch (step) {
     case 'answer': {
       // Already redirected by the AMD result: a late answer fetch must not start the bridge twice.
@@ -56,11 +43,15 @@ export function runStep(ctx: StepContext, state: CarrierState, step: CallbackSte
       return { state: { ...current, routed: answer.routed, answerServed: true }, twiml: answer.twiml, actions: [] }
     }
     case 'bridge':
+      if (owesNotice(ctx.plan, state)) return { state, twiml: noticeTwiml(ctx.publicUrl, ctx.callId, ctx.plan), actions: [] }
       return { state, twiml: bridgeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state.life.currentLeg, false) ?? nobodyTookTwiml(), actions: [] }
     case 'voicemail':
+      if (owesNotice(ctx.plan, state) && ctx.plan.voicemail) return { state, twiml: noticeTwiml(ctx.publicUrl, ctx.callId, ctx.plan), actions: [] }
       return { state, twiml: voicemailTwiml(ctx.publicUrl, ctx.callId, ctx.plan), actions: [] }
+    case 'announced':
+      return onAnnounced(ctx, state)
     case 'recording':
-      return onRecording(state, params)
+      return onRecording(ctx, state, params)
     case 'transcription':
       return { state: onTranscription(ctx, state, params), twiml: null, actions: [] }
     default: {
@@ -130,7 +121,8 @@ export function applyEvent(ctx: StepContext, state: CarrierState, event: TwilioE
   return { state: next, twiml, actions }
 }
 
-const waitsForRecording = (ctx: StepContext, state: CarrierState): boolean => ctx.plan.record && state.life.answeredBy !== null && !state.recorded
+const waitsForRecording = (ctx: StepContext, state: CarrierState): boolean =>
+  ctx.plan.record && state.life.answeredBy !== null && !state.recorded && state.recordingAbsent !== true && recordingAskedFor(ctx.plan, state)
 
 function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlReply: boolean): StepResult {
   const { events, callId, plan } = ctx
@@ -203,6 +195,8 @@ function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, 
       break
   }
   const life = state.life
+  // A fax line is no one's voice number: as a wrong number (three in a row retire it).
+  if (life.fax) return { ...base, outcome: 'wrong_number', note: 'A fax machine answered; the call was ended.' }
   if (life.answeredBy === 'machine') {
     const note = life.voicemailLeft
       ? 'Voicemail left.'
@@ -217,10 +211,26 @@ function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, 
   return { ...base, outcome: 'hung_up', note: 'The lead hung up before anyone took the call.' }
 }
 
-function onRecording(state: CarrierState, params: Record<string, string>): StepResult {
+function onRecording(ctx: StepContext, state: CarrierState, params: Record<string, string>): StepResult {
   const sid = params.RecordingSid ?? ''
+  // Twilio made no recording (absent: nothing was heard; failed): a call waiting for one is told now, without it.
+  if (params.RecordingStatus === 'absent' || params.RecordingStatus === 'failed') {
+    if (state.recordingSid !== null || state.recorded) return { state, twiml: null, actions: [] }
+    const next: CarrierState = { ...state, recordingAbsent: true }
+    return { state: next.pendingEnd ? tellEnded(ctx, next, next.pendingEnd) : next, twiml: null, actions: [] }
+  }
   if (params.RecordingStatus !== 'completed' || !/^RE[0-9a-fA-F]{32}$/.test(sid) || state.recordingSid !== null) return { state, twiml: null, actions: [] }
   return { state: { ...state, recordingSid: sid }, twiml: null, actions: [{ type: 'download-recording', recordingSid: sid }] }
+}
+
+/**
+ * Whose words a transcription line is: Track is inbound_track/outbound_track, or the label our
+ * <Transcription> gave the track (twilio.com/docs/voice/twiml/transcription, inboundTrackLabel).
+ */
+function speakerOf(track: string | undefined): 'lead' | 'agent' | null {
+  if (track === 'inbound_track' || track === TRACK_LABELS.inbound) return 'lead'
+  if (track === 'outbound_track' || track === TRACK_LABELS.outbound) return 'agent'
+  return null
 }
 
 /** A final transcription-content line, stored once (by SequenceId): inbound is the lead, outbound our side. */
@@ -229,7 +239,7 @@ function onTranscription(ctx: StepContext, state: CarrierState, params: Record<s
   const seq = params.SequenceId ?? ''
   if (!/^\d{1,10}$/.test(seq) || state.transcriptSeqs.includes(seq) || state.transcriptLines >= MAX_TRANSCRIPT_LINES) return state
   const text = textOf(params.TranscriptionData)
-  const speaker = params.Track === 'inbound_track' ? 'lead' : params.Track === 'outbound_track' ? 'agent' : null
+  const speaker = speakerOf(params.Track)
   if (text === null || speaker === null) return state
   const at = Date.parse(params.Timestamp ?? '')
   const line: TranscriptLine = {

@@ -54,6 +54,8 @@ export interface LifecycleState {
   handoverLeg: number | null
   bridgeOver: boolean
   voicemailLeft: boolean
+  /** AnsweredBy fax: a voice campaign cannot reach this line (absent on rows saved before it was kept). */
+  fax?: boolean
   outcome: CarrierOutcome | null
   durationSeconds: number | null
 }
@@ -169,7 +171,7 @@ function onStatus(state: LifecycleState, event: Extract<TwilioEvent, { kind: 'st
 function answer(state: LifecycleState, answeredBy: string, effects: Effect[], act = true): Step {
   const party = partyOf(answeredBy)
   if (party === null || state.answeredBy !== null || state.stage === 'ended') return { state, effects }
-  const next: LifecycleState = { ...state, answeredBy: party, stage: 'in-progress' }
+  const next: LifecycleState = { ...state, answeredBy: party, stage: 'in-progress', ...(answeredBy === 'fax' ? { fax: true } : {}) }
   const out: Effect[] = [...effects, { type: 'answered', by: party }]
   if (act) {
     if (party === 'person') out.push(state.legs > 0 ? { type: 'bridge' } : { type: 'nobody-took' })

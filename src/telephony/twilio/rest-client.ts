@@ -1,6 +1,6 @@
 /**
  * A small client for the part of Twilio's 2010-04-01 REST API the dialer uses: create, fetch
- * and update a Call, and download a Recording's audio. Field names follow Twilio's OpenAPI
+ * and update a Call, and download and delete a Recording. Field names follow Twilio's OpenAPI
  * document (twilio/twilio-oai spec/json/twilio_api_v2010.json). Every request carries Basic
  * auth (AccountSid:AuthToken), goes to a configurable base URL (real Twilio or the emulator)
  * and is bounded by a timeout. Failures come back as values, classified for the retry rules.
@@ -70,6 +70,8 @@ export interface RestClientOptions {
 }
 
 export const STATUS_CALLBACK_EVENTS = ['initiated', 'ringing', 'answered', 'completed'] as const
+/** Twilio's OpenAPI document: "Can be: `in-progress`, `completed` and `absent`. Defaults to `completed`." */
+export const RECORDING_STATUS_EVENTS = ['completed', 'absent'] as const
 
 const SID = { call: /^CA[0-9a-fA-F]{32}$/, recording: /^RE[0-9a-fA-F]{32}$/ }
 
@@ -109,6 +111,8 @@ export class TwilioRestClient {
     if (params.record && params.recordingStatusCallback) {
       form.append('RecordingStatusCallback', params.recordingStatusCallback)
       form.append('RecordingStatusCallbackMethod', 'POST')
+      // absent too: a call that leaves no recording ends its wait for one at once.
+      for (const event of RECORDING_STATUS_EVENTS) form.append('RecordingStatusCallbackEvent', event)
     }
     const result = await this.request('POST', this.accountPath('Calls.json'), form)
     return result.ok ? parseCall(result.value) : result
@@ -136,6 +140,26 @@ export class TwilioRestClient {
   }
 
   /**
+   * POST .../Calls/{Sid}/Recordings.json (CreateCallRecording): start recording a call that is in
+   * progress, from this moment on. RecordingStatusCallbackEvent is one parameter, its events
+   * separated by spaces (the OpenAPI document: "Separate multiple event values with a space").
+   */
+  async startRecording(callSid: string, params: { statusCallback: string; events: readonly string[] }): Promise<TwilioResult<{ sid: string }>> {
+    if (!SID.call.test(callSid)) return badSid('call', callSid)
+    const form = new URLSearchParams()
+    form.append('RecordingStatusCallback', params.statusCallback)
+    form.append('RecordingStatusCallbackMethod', 'POST')
+    form.append('RecordingStatusCallbackEvent', params.events.join(' '))
+    const result = await this.request('POST', this.accountPath(`Calls/${callSid}/Recordings.json`), form)
+    if (!result.ok) return result
+    const sid = (result.value as { sid?: unknown } | null)?.sid
+    if (typeof sid !== 'string' || !SID.recording.test(sid)) {
+      return { ok: false, error: { kind: 'unavailable', status: null, code: null, message: 'Twilio sent a Recording without a sid.' } }
+    }
+    return { ok: true, value: { sid } }
+  }
+
+  /**
    * GET .../Recordings/{Sid}.wav: the audio. Built from the SID against our own base URL, never
    * from a RecordingUrl in a callback, so the credentials only ever go to the configured host.
    */
@@ -148,6 +172,17 @@ export class TwilioRestClient {
     } catch (error) {
       return { ok: false, error: { kind: 'unavailable', status: response.value.status, code: null, message: describe(error) } }
     }
+  }
+
+  /**
+   * DELETE .../Recordings/{Sid}.json: the copy kept at Twilio, once ours is stored. A recording
+   * Twilio no longer has (404) counts as deleted.
+   */
+  async deleteRecording(recordingSid: string): Promise<TwilioResult<null>> {
+    if (!SID.recording.test(recordingSid)) return badSid('recording', recordingSid)
+    const response = await this.send('DELETE', this.accountPath(`Recordings/${recordingSid}.json`))
+    if (!response.ok && response.error.status !== 404) return response
+    return { ok: true, value: null }
   }
 
   private accountPath(rest: string): string {
@@ -165,7 +200,7 @@ export class TwilioRestClient {
   }
 
   /** One HTTP exchange; a non-2xx answer is classified and its JSON error body read. */
-  private async send(method: 'GET' | 'POST', path: string, form?: URLSearchParams): Promise<TwilioResult<Response>> {
+  private async send(method: 'GET' | 'POST' | 'DELETE', path: string, form?: URLSearchParams): Promise<TwilioResult<Response>> {
     const headers: Record<string, string> = {
       Authorization: `Basic ${Buffer.from(`${this.account.accountSid}:${this.account.authToken}`).toString('base64')}`,
       Accept: 'application/json',

@@ -4,7 +4,10 @@ import type { CarrierCallRecord, CarrierPorts } from '../ports'
 import { callbackUrl, CALLBACK_STEPS, initialCarrierState, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
-import { TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
+import { RECORDING_STATUS_EVENTS, TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
+import { countEnd, refuseCallback, timed } from './callback-audit'
+import { warnIfLoopback } from './public-url'
+import { DELETE_RETRIES_MS, deleteTwilioCopy, downloadRecording, type RecordingCopyDeps } from './recording-copy'
 import { formParams, validateTwilioRequest } from './signature'
 
 /**
@@ -39,7 +42,6 @@ export type CallbackReply = { status: 200; twiml: string | null } | { status: 40
 export const RECORDING_WAIT_MS = 60_000
 /** The watchdog asks Twilio about a call it has heard nothing of for this long. */
 export const QUIET_CALL_MS = 15 * 60_000
-const DOWNLOAD_RETRIES_MS = [5_000, 30_000, 120_000]
 
 export class TwilioCarrier implements Carrier {
   readonly name = 'twilio'
@@ -67,12 +69,14 @@ export class TwilioCarrier implements Carrier {
     if (!account || !from) {
       const note = !account ? 'The organization\u2019s Twilio settings could not be read; the call was not placed.' : 'The organization has no caller ID to call from.'
       logger.warn('twilio_dial_skipped', { call_id: request.callId, reason: !account ? 'no_account' : 'no_caller_id' })
+      this.deps.metrics?.callEnded('not_placed')
       return events.ended(request.callId, failedReport(note, 'unavailable'))
     }
     const plan: CallPlan = {
       to: request.to, from, leadName: request.leadName, agentName: request.agentName, machineDetection: request.machineDetection,
-      record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail,
+      record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail, consent: request.record ? (request.consent ?? null) : null,
     }
+    warnIfLoopback(this.deps.publicUrl)
     const now = clock.now()
     this.deps.transaction(() =>
       store.insert({ callId: request.callId, orgId: request.orgId, carrier: this.name, carrierCallId: null, plan, state: initialCarrierState(plan), open: true, created: now, updated: now }),
@@ -84,7 +88,8 @@ export class TwilioCarrier implements Carrier {
     const url = (step: CallbackStep) => callbackUrl(this.deps.publicUrl, callId, step)
     const result = await this.client(account).createCall({
       to: plan.to, from: plan.from, url: url('answer'), statusCallback: url('status'), machineDetection: plan.machineDetection,
-      asyncAmdStatusCallback: url('amd'), record: plan.record, recordingStatusCallback: url('recording'), timeoutSeconds: 30,
+      // Where every party must consent the call starts unrecorded: recording starts after the notice (start-recording).
+      asyncAmdStatusCallback: url('amd'), record: plan.record && !plan.consent, recordingStatusCallback: url('recording'), timeoutSeconds: 30,
     })
     if (this.stopped) return
     if (result.ok) {
@@ -96,6 +101,7 @@ export class TwilioCarrier implements Carrier {
       return
     }
     const failure = result.error
+    this.deps.metrics?.callEnded('not_placed')
     logger.warn('twilio_dial_failed', { call_id: callId, kind: failure.kind, status: failure.status, code: failure.code })
     this.finish(callId, failedReport(noteOf(failure), failure.kind === 'rejected' ? undefined : failure.kind))
   }
@@ -121,17 +127,22 @@ export class TwilioCarrier implements Carrier {
 
   /** A signed callback from Twilio: checked, applied in one transaction, answered (TwiML where Twilio waits for it). */
   handle(input: CallbackInput): CallbackReply {
+    return timed(this.deps.metrics, () => this.handleChecked(input))
+  }
+
+  private handleChecked(input: CallbackInput): CallbackReply {
     if (!(CALLBACK_STEPS as readonly string[]).includes(input.step)) return { status: 404, twiml: null }
     const step = input.step as CallbackStep
     const row = this.deps.store.get(input.callId)
     const account = row ? this.deps.account(row.orgId) : null
     // Unknown call, or an organization without a token to check with: nobody can prove who sent it.
-    if (!row || !account) return { status: 403, twiml: null }
+    if (!row || !account) return refuseCallback(this.deps.metrics, input, 'unknown_call')
     const multi = formParams(input.body)
-    if (!validateTwilioRequest(account.authToken, input.signature, input.url, multi)) return { status: 403, twiml: null }
+    if (!validateTwilioRequest(account.authToken, input.signature, input.url, multi)) return refuseCallback(this.deps.metrics, input, 'signature')
     const params: Record<string, string> = {}
     for (const [name, value] of Object.entries(multi)) params[name] = Array.isArray(value) ? (value[0] ?? '') : value
-    if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return { status: 403, twiml: null }
+    if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return refuseCallback(this.deps.metrics, input, 'account')
+    this.deps.metrics?.callback(step)
     const sid = step === 'leg-answered' ? params.ParentCallSid : params.CallSid
     let actions: RestAction[] = []
     const reply = this.deps.transaction((): CallbackReply => {
@@ -142,6 +153,7 @@ export class TwilioCarrier implements Carrier {
       }
       const result = runStep(this.context(current), current.state as CarrierState, step, input.leg, params)
       actions = result.actions
+      countEnd(this.deps.metrics, current.state as CarrierState, result.state, params.CallStatus)
       this.save(current, result.state, sid)
       return { status: 200, twiml: result.twiml }
     })
@@ -170,7 +182,9 @@ export class TwilioCarrier implements Carrier {
   watch(): number {
     const quiet = this.deps.store.openSince(this.deps.clock.now() - QUIET_CALL_MS, 100)
     for (const row of quiet) {
-      if ((row.state as CarrierState).pendingEnd) this.waitForRecording(row.callId, 0)
+      const state = row.state as CarrierState
+      if (state.pendingEnd) this.waitForRecording(row.callId, 0)
+      else if (state.reported && state.twilioCopy === 'delete') void deleteTwilioCopy(this.copyDeps(), row.callId, DELETE_RETRIES_MS.length)
       else void this.reconcile(row.callId)
     }
     return quiet.length
@@ -200,6 +214,7 @@ export class TwilioCarrier implements Carrier {
       // due no longer matter, and a recording callback sent while the process was down is lost
       // (the audio stays in the Twilio account): the service is told at once, without it.
       let state = applyEvent(this.context(current), current.state as CarrierState, event, false).state
+      countEnd(this.deps.metrics, current.state as CarrierState, state, call.status)
       if (state.pendingEnd) state = tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd)
       this.save(current, state, current.carrierCallId!)
     })
@@ -210,7 +225,7 @@ export class TwilioCarrier implements Carrier {
   }
 
   private save(row: CarrierCallRecord, state: CarrierState, sid: string): void {
-    const open = !(state.reported && state.life.stage === 'ended')
+    const open = !(state.reported && state.life.stage === 'ended') || state.twilioCopy === 'delete'
     this.deps.store.update(row.callId, { state, open, carrierCallId: row.carrierCallId ?? sid, updated: this.deps.clock.now() })
   }
 
@@ -226,7 +241,8 @@ export class TwilioCarrier implements Carrier {
   /** REST work a callback called for, once its change is durable. Failures are logged: the call's own callbacks still end it. */
   private async act(callId: string, action: RestAction): Promise<void> {
     if (action.type === 'wait-for-recording') return this.waitForRecording(callId, RECORDING_WAIT_MS)
-    if (action.type === 'download-recording') return this.download(callId, action.recordingSid, 0)
+    if (action.type === 'download-recording') return downloadRecording(this.copyDeps(), callId, action.recordingSid, 0)
+    if (action.type === 'start-recording') return this.startRecording(callId)
     const row = this.deps.store.get(callId)
     const account = row ? this.deps.account(row.orgId) : null
     if (!row?.carrierCallId || !account) return
@@ -242,10 +258,27 @@ export class TwilioCarrier implements Carrier {
       if (!claimed) return
     }
     const update = action.type === 'hang-up' ? { status: 'completed' as const }
+      : action.type === 'cancel' ? { status: 'canceled' as const }
       : action.type === 'twiml' ? { twiml: action.twiml }
         : { url: callbackUrl(this.deps.publicUrl, callId, action.step) }
     const result = await this.client(account).updateCall(row.carrierCallId, update)
     if (!result.ok) logger.warn('twilio_update_failed', { call_id: callId, action: action.type, kind: result.error.kind, status: result.error.status, code: result.error.code })
+  }
+
+  /** The notice has played: record the live call from now on (consent-steps.ts). Refused (the call ended meanwhile): no recording to wait for. */
+  private async startRecording(callId: string): Promise<void> {
+    const row = this.deps.store.get(callId)
+    const account = row ? this.deps.account(row.orgId) : null
+    if (!row?.carrierCallId || !account) return
+    const started = await this.client(account).startRecording(row.carrierCallId, { statusCallback: callbackUrl(this.deps.publicUrl, callId, 'recording'), events: RECORDING_STATUS_EVENTS })
+    if (this.stopped || started.ok) return
+    logger.warn('twilio_recording_start_failed', { call_id: callId, kind: started.error.kind, status: started.error.status, code: started.error.code })
+    this.deps.transaction(() => {
+      const current = this.deps.store.get(callId)!
+      let state: CarrierState = { ...(current.state as CarrierState), recordingAbsent: true }
+      if (state.pendingEnd) state = tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd)
+      this.save(current, state, current.carrierCallId ?? '')
+    })
   }
 
   private waitForRecording(callId: string, ms: number): void {
@@ -259,26 +292,9 @@ export class TwilioCarrier implements Carrier {
     })
   }
 
-  /** GET the recording's audio with the account's credentials, store it, then tell the service (and end a call that waited for it). */
-  private async download(callId: string, recordingSid: string, attempt: number): Promise<void> {
-    const row = this.deps.store.get(callId)
-    const account = row ? this.deps.account(row.orgId) : null
-    if (!row || !account) return
-    const audio = await this.client(account).downloadRecording(recordingSid)
-    if (this.stopped) return
-    if (!audio.ok) {
-      logger.warn('twilio_recording_download_failed', { call_id: callId, attempt: attempt + 1, kind: audio.error.kind, status: audio.error.status })
-      const delay = DOWNLOAD_RETRIES_MS[attempt]
-      if (delay !== undefined && audio.error.kind !== 'rejected') this.deps.scheduler.at(this.deps.clock.now() + delay, () => void this.download(callId, recordingSid, attempt + 1))
-      return
-    }
-    this.deps.recordings.save(callId, audio.value)
-    this.deps.transaction(() => {
-      const current = this.deps.store.get(callId)!
-      let state: CarrierState = { ...(current.state as CarrierState), recorded: true }
-      this.requireEvents().recorded(callId)
-      if (state.pendingEnd) state = tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd)
-      this.save(current, state, current.carrierCallId ?? '')
-    })
+  /** The recording's download, storage and deletion at Twilio (recording-copy.ts). */
+  private copyDeps(): RecordingCopyDeps {
+    const save = (row: CarrierCallRecord, state: CarrierState) => this.save(row, state, row.carrierCallId ?? '')
+    return { ...this.deps, client: (account) => this.client(account), stopped: () => this.stopped, save, events: () => this.requireEvents() }
   }
 }

@@ -35,6 +35,12 @@ export interface TranscriptionStart {
   languageCode?: string
 }
 
+/**
+ * Our names for the two tracks. Twilio's transcription callbacks say which track a line came
+ * from in `Track`: inbound_track/outbound_track, or the label given here.
+ */
+export const TRACK_LABELS = { inbound: 'lead', outbound: 'agent' } as const
+
 /** `<Start><Transcription>`: real-time transcription of both sides, labelled for our speakers. */
 export function startTranscription(t: TranscriptionStart): string {
   return element(
@@ -45,8 +51,8 @@ export function startTranscription(t: TranscriptionStart): string {
       statusCallbackMethod: 'POST',
       track: 'both_tracks',
       // On an outbound API call the inbound track is the called party: the lead.
-      inboundTrackLabel: 'lead',
-      outboundTrackLabel: 'agent',
+      inboundTrackLabel: TRACK_LABELS.inbound,
+      outboundTrackLabel: TRACK_LABELS.outbound,
       languageCode: t.languageCode ?? 'en-US',
       partialResults: 'false',
     }),
@@ -105,6 +111,15 @@ export type VoicemailDrop = { audioUrl: string } | { say: string }
 export function voicemailDrop(drop: VoicemailDrop, doneUrl?: string): string {
   const verb = 'audioUrl' in drop ? element('Play', {}, escapeXml(drop.audioUrl)) : element('Say', {}, escapeXml(drop.say))
   return response(verb, doneUrl ? element('Redirect', { method: 'POST' }, escapeXml(doneUrl)) : element('Hangup'))
+}
+
+/**
+ * The recording notice where every party must consent: said or played, then a `<Redirect>` to
+ * `nextUrl`, which starts recording (the REST API) and answers with the rest of the call.
+ */
+export function noticeThen(notice: VoicemailDrop, nextUrl: string): string {
+  const verb = 'audioUrl' in notice ? element('Play', {}, escapeXml(notice.audioUrl)) : element('Say', {}, escapeXml(notice.say))
+  return response(verb, element('Redirect', { method: 'POST' }, escapeXml(nextUrl)))
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { scenarioFor } from '../../../src/telephony/simulator/simulated-carrier'
 import { type TwimlNode, parseTwiml } from './emulator-twiml'
 import { signTwilioRequest } from '../../../src/telephony/twilio/signature'
-import { DETECTION, PLANS, type Plan } from './emulator-scenarios'
+import { DETECTION, PLANS, type Plan, type Script } from './emulator-scenarios'
 
 /**
  * How the emulator plays one call: the scenario table of the simulator (docs/simulator.md, by
@@ -26,7 +26,13 @@ export interface EmulatedCall {
   amdCallback: string | null
   record: boolean
   recordingCallback: string | null
+  /** RecordingStatusCallbackEvent (Twilio's default: completed only). */
+  recordingEvents: Set<string>
+  /** What the test changed for calls to this number. */
+  script: Script
   timeout: number
+  /** Emulated seconds the call waits in `queued` (the account's calls per second) before it starts. */
+  queuedFor?: number
   scenario: string
   status: CallStatus
   answeredBy: string | null
@@ -35,12 +41,19 @@ export interface EmulatedCall {
   endedAt: number | null
   duration: number | null
   recordingSid: string | null
+  /** Said or played to its end: the text (a <Play>'s URL) and the emulated second it ended. */
+  spoken?: { text: string; endedAt: number }[]
+  /** Started on the live call (POST .../Calls/{Sid}/Recordings.json) at `startedAt` emulated seconds. */
+  liveRecording?: { sid: string; startedAt: number; callback: string | null; events: Set<string> }
   gen: number
   wakers: Set<() => void>
   /** Timers a redirect does not stop (the lead hanging up, AMD, transcript lines); cleared when the call ends. */
   timers: Set<ReturnType<typeof setTimeout>>
-  dial: { legSid: string; action: string | null; answeredAt: number | null } | null
-  transcription: { url: string; sid: string; seq: number } | null
+  dial: { legSid: string; action: string | null; answeredAt: number | null; answeredStatus: string } | null
+  transcription: { url: string; sid: string; seq: number; labels: { inbound_track: string; outbound_track: string } } | null
+  /** Notifications held to be sent in shuffled order (the shuffle option). */
+  held: { kind: SentCallback['kind']; url: string; params: Record<string, string>; token: string }[]
+  flushTimer: ReturnType<typeof setTimeout> | null
   chain: Promise<unknown>
   seq: number
   done: Promise<void>
@@ -67,18 +80,43 @@ export interface EngineDeps {
   sent: SentCallback[]
   /** Deliver every notification (not TwiML fetches) twice, as Twilio may: for idempotency tests. */
   replay: boolean
+  /**
+   * Hold notifications (not TwiML fetches) briefly and send them in an order drawn from `seed`,
+   * each repeated with probability `duplicate`: Twilio's callbacks travel separately and may
+   * arrive late, out of order or twice.
+   */
+  shuffle?: { seed: number; duplicate: number }
+  /** Transcription lines name their track by the label <Transcription> gave it (else inbound_track/outbound_track). */
+  trackLabels?: boolean
+}
+
+/** mulberry32: a small seeded generator, so a shuffled run can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
 }
 
 export class CallEngine {
-  constructor(private readonly deps: EngineDeps) {}
+  private readonly random: () => number
 
-  newCall(fields: Omit<EmulatedCall, 'sid' | 'scenario' | 'status' | 'answeredBy' | 'startedAt' | 'answeredAt' | 'endedAt' | 'duration' | 'recordingSid' | 'gen' | 'wakers' | 'timers' | 'dial' | 'transcription' | 'chain' | 'seq' | 'done' | 'finish'>): EmulatedCall {
+  constructor(private readonly deps: EngineDeps) {
+    this.random = seeded(deps.shuffle?.seed ?? 1)
+  }
+
+  newCall(fields: Omit<EmulatedCall, 'sid' | 'scenario' | 'status' | 'answeredBy' | 'startedAt' | 'answeredAt' | 'endedAt' | 'duration' | 'recordingSid' | 'gen' | 'wakers' | 'timers' | 'dial' | 'transcription' | 'chain' | 'seq' | 'done' | 'finish' | 'held' | 'flushTimer'>): EmulatedCall {
     const sid = newSid('CA')
     let finish = () => {}
     const done = new Promise<void>((resolve) => (finish = resolve))
     const call: EmulatedCall = {
       ...fields, sid, scenario: scenarioFor(fields.to, sid), status: 'queued', answeredBy: null, startedAt: Date.now(), answeredAt: null,
       endedAt: null, duration: null, recordingSid: null, gen: 0, wakers: new Set(), timers: new Set(), dial: null, transcription: null, chain: Promise.resolve(), seq: 0, done, finish,
+      held: [], flushTimer: null,
     }
     // After the create reply is built: Twilio answers 'queued', then the call starts.
     queueMicrotask(() => void this.drive(call))
@@ -126,6 +164,11 @@ export class CallEngine {
   private async drive(call: EmulatedCall): Promise<void> {
     const plan = PLANS[call.scenario]!
     if (call.endedAt !== null) return // canceled before it started
+    if (call.queuedFor) {
+      // Canceled while queued: end() told it. The call's times count from when it leaves the queue.
+      if (await this.sleep(call, call.queuedFor)) return
+      call.startedAt = Date.now()
+    }
     call.status = 'initiated'
     await this.status(call, 'initiated')
     if (await this.sleep(call, 0.5)) return
@@ -143,7 +186,7 @@ export class CallEngine {
     call.answeredAt = this.now(call)
     await this.status(call, 'in-progress')
     this.after(call, plan.endAt - this.now(call), () => void this.end(call, 'completed'))
-    const by = plan.answeredBy ?? 'human'
+    const by = call.script.answeredBy ?? plan.answeredBy ?? 'human'
     const detection = DETECTION[by] ?? 2
     const extra: Record<string, string> = {}
     if (call.amd === 'async' && call.amdCallback) {
@@ -194,15 +237,17 @@ export class CallEngine {
       switch (verb.name) {
         case 'Say':
           if (await this.sleep(call, Math.max(1, verb.text.length / 15))) return
+          ;(call.spoken ??= []).push({ text: verb.text, endedAt: this.now(call) })
           break
         case 'Play':
           if (await this.sleep(call, 3)) return
+          ;(call.spoken ??= []).push({ text: verb.text.trim(), endedAt: this.now(call) })
           break
         case 'Pause':
           if (await this.sleep(call, Number(verb.attrs.length ?? 1) || 1)) return
           break
         case 'Start':
-          for (const t of verb.children) if (t.name === 'Transcription' && t.attrs.statusCallbackUrl) this.startTranscription(call, t.attrs.statusCallbackUrl)
+          for (const t of verb.children) if (t.name === 'Transcription' && t.attrs.statusCallbackUrl) this.startTranscription(call, t.attrs.statusCallbackUrl, t.attrs)
           break
         case 'Hangup':
           return this.end(call, 'completed')
@@ -229,14 +274,18 @@ export class CallEngine {
     if (call.gen === gen) return this.end(call, 'completed')
   }
 
-  /** One <Dial><Number>: the SDR's own last two digits decide (02 no answer, 03 busy, 05 failed, else answers in 2 s). */
+  /**
+   * One <Dial><Number>: the SDR's own last two digits decide (02 no answer, 03 busy, 05 failed,
+   * 06 canceled, else answers in 2 s; 09 answers and its DialCallStatus at the end is `answered`).
+   */
   private async dial(call: EmulatedCall, verb: TwimlNode): Promise<string | null> {
     const number = verb.children.find((c) => c.name === 'Number')
     if (!number) return 'failed'
     const timeout = Number(verb.attrs.timeout ?? 30) || 30
     const digits = number.text.trim().slice(-2)
-    call.dial = { legSid: newSid('CA'), action: verb.attrs.action ?? null, answeredAt: null }
-    const [result, after] = digits === '03' ? ['busy', 1] : digits === '05' ? ['failed', 1] : digits === '02' || timeout < 2 ? ['no-answer', timeout] : ['answered', 2]
+    call.dial = { legSid: newSid('CA'), action: verb.attrs.action ?? null, answeredAt: null, answeredStatus: digits === '09' ? 'answered' : 'completed' }
+    const [result, after] = digits === '03' ? ['busy', 1] : digits === '05' ? ['failed', 1] : digits === '06' ? ['canceled', 1]
+      : digits === '02' || timeout < 2 ? ['no-answer', timeout] : ['answered', 2]
     if (await this.sleep(call, after)) return null
     if (result !== 'answered') return result
     call.dial.answeredAt = this.now(call)
@@ -250,9 +299,13 @@ export class CallEngine {
     return null
   }
 
-  private startTranscription(call: EmulatedCall, url: string): void {
+  private startTranscription(call: EmulatedCall, url: string, attrs: Record<string, string>): void {
     if (call.transcription) return
-    call.transcription = { url, sid: newSid('GT'), seq: 0 }
+    const labels = {
+      inbound_track: (this.deps.trackLabels && attrs.inboundTrackLabel) || 'inbound_track',
+      outbound_track: (this.deps.trackLabels && attrs.outboundTrackLabel) || 'outbound_track',
+    }
+    call.transcription = { url, sid: newSid('GT'), seq: 0, labels }
     void this.post(call, 'transcription', url, { ...this.transcriptionBase(call), TranscriptionEvent: 'transcription-started' })
     for (const [at, text] of PLANS[call.scenario]!.lines) {
       this.after(call, Math.max(0.1, at - this.now(call)), () => this.transcript(call, 'inbound_track', text))
@@ -265,7 +318,7 @@ export class CallEngine {
       ...this.transcriptionBase(call),
       TranscriptionEvent: 'transcription-content',
       LanguageCode: 'en-US',
-      Track: track,
+      Track: call.transcription.labels[track],
       TranscriptionData: JSON.stringify({ transcript: text, confidence: 0.93 }),
       Final: 'true',
     })
@@ -290,23 +343,58 @@ export class CallEngine {
     call.dial = null
     if (dial?.action) {
       const talked = dial.answeredAt === null ? 0 : Math.round(call.endedAt - dial.answeredAt)
-      await this.post(call, 'action', dial.action, { ...this.base(call), DialCallStatus: dial.answeredAt === null ? 'no-answer' : 'completed', DialCallSid: dial.legSid, DialCallDuration: String(talked), DialBridged: String(dial.answeredAt !== null) })
+      await this.post(call, 'action', dial.action, { ...this.base(call), DialCallStatus: dial.answeredAt === null ? 'no-answer' : dial.answeredStatus, DialCallSid: dial.legSid, DialCallDuration: String(talked), DialBridged: String(dial.answeredAt !== null) })
     }
     if (call.transcription) await this.post(call, 'transcription', call.transcription.url, { ...this.transcriptionBase(call), TranscriptionEvent: 'transcription-stopped' })
     await this.status(call, status)
     if (answered && call.record) {
-      call.recordingSid = newSid('RE')
-      if (call.recordingCallback) {
+      const outcome = call.script.recording ?? 'completed'
+      const sid = newSid('RE')
+      // Only a completed recording can be fetched; absent and failed ones reach only calls subscribed to absent.
+      if (outcome === 'completed') call.recordingSid = sid
+      if (call.recordingCallback && call.recordingEvents.has(outcome === 'completed' ? 'completed' : 'absent')) {
         await this.post(call, 'recording', call.recordingCallback, {
-          AccountSid: call.accountSid, CallSid: call.sid, RecordingSid: call.recordingSid,
-          RecordingUrl: `${this.deps.apiBaseUrl()}/2010-04-01/Accounts/${call.accountSid}/Recordings/${call.recordingSid}`,
-          RecordingStatus: 'completed', RecordingDuration: String(call.duration), RecordingChannels: '1', RecordingSource: 'OutboundAPI',
-          RecordingStartTime: rfc2822(new Date()), RecordingTrack: 'both',
+          AccountSid: call.accountSid, CallSid: call.sid, RecordingSid: sid,
+          RecordingUrl: `${this.deps.apiBaseUrl()}/2010-04-01/Accounts/${call.accountSid}/Recordings/${sid}`,
+          RecordingStatus: outcome, RecordingDuration: String(outcome === 'completed' ? call.duration : 0), RecordingChannels: '1', RecordingSource: 'OutboundAPI',
+          RecordingStartTime: rfc2822(new Date()), RecordingTrack: 'both', ...(outcome === 'completed' ? {} : { ErrorCode: '0' }),
         })
       }
     }
+    if (answered && call.liveRecording) await this.liveRecordingDone(call, call.liveRecording)
+    this.flush(call)
     await call.chain
     call.finish()
+  }
+
+  /**
+   * POST .../Calls/{Sid}/Recordings.json on a call in progress: recording starts now (one per
+   * call here; a second request gets the first). in-progress is sent at once when subscribed.
+   */
+  startRecording(call: EmulatedCall, callback: string | null, events: Set<string>): { sid: string; startedAt: number } {
+    if (call.liveRecording) return call.liveRecording
+    const recording = { sid: newSid('RE'), startedAt: this.now(call), callback, events }
+    call.liveRecording = recording
+    if (callback && events.has('in-progress')) void this.post(call, 'recording', callback, this.recordingParams(call, recording.sid, 'in-progress', 0, recording.startedAt))
+    return recording
+  }
+
+  /** The call ended: its live recording is completed (or absent/failed as scripted) and told. */
+  private async liveRecordingDone(call: EmulatedCall, recording: NonNullable<EmulatedCall['liveRecording']>): Promise<void> {
+    const outcome = call.script?.recording ?? 'completed'
+    if (outcome === 'completed') call.recordingSid = recording.sid
+    if (!recording.callback || !recording.events.has(outcome === 'completed' ? 'completed' : 'absent')) return
+    const seconds = outcome === 'completed' ? Math.max(0, Math.round(call.endedAt! - recording.startedAt)) : 0
+    await this.post(call, 'recording', recording.callback, this.recordingParams(call, recording.sid, outcome, seconds, recording.startedAt))
+  }
+
+  private recordingParams(call: EmulatedCall, sid: string, status: string, seconds: number, startedAt: number): Record<string, string> {
+    return {
+      AccountSid: call.accountSid, CallSid: call.sid, RecordingSid: sid,
+      RecordingUrl: `${this.deps.apiBaseUrl()}/2010-04-01/Accounts/${call.accountSid}/Recordings/${sid}`,
+      RecordingStatus: status, RecordingDuration: String(seconds), RecordingChannels: '1', RecordingSource: 'StartCallRecordingAPI',
+      RecordingStartTime: rfc2822(new Date(call.startedAt + startedAt * 1000)), RecordingTrack: 'both',
+    }
   }
 
   private base(call: EmulatedCall): Record<string, string> {
@@ -341,9 +429,30 @@ export class CallEngine {
   private post(call: EmulatedCall, kind: SentCallback['kind'], url: string, params: Record<string, string>): Promise<SentCallback> {
     // A replay carries the same idempotency token, as Twilio's own retries do.
     const token = newSid('')
+    if (this.deps.shuffle && !TWIML_KINDS.has(kind)) {
+      call.held.push({ kind, url, params, token })
+      if (call.held.length >= 4) this.flush(call)
+      else call.flushTimer ??= setTimeout(() => this.flush(call), 30)
+      return Promise.resolve({ kind, callSid: call.sid, url, params, signature: '', status: null, body: 'held' })
+    }
     const result = this.deliver(call, kind, url, params, token)
     if (this.deps.replay && !TWIML_KINDS.has(kind)) void this.deliver(call, kind, url, params, token)
     return result
+  }
+
+  /** Sends the held notifications in a seeded random order, some twice. */
+  private flush(call: EmulatedCall): void {
+    if (call.flushTimer) clearTimeout(call.flushTimer)
+    call.flushTimer = null
+    const held = call.held.splice(0)
+    for (let i = held.length - 1; i > 0; i--) {
+      const j = Math.floor(this.random() * (i + 1))
+      ;[held[i], held[j]] = [held[j]!, held[i]!]
+    }
+    for (const h of held) {
+      void this.deliver(call, h.kind, h.url, h.params, h.token)
+      if (this.random() < (this.deps.shuffle?.duplicate ?? 0)) void this.deliver(call, h.kind, h.url, h.params, h.token)
+    }
   }
 
   private deliver(call: EmulatedCall, kind: SentCallback['kind'], url: string, params: Record<string, string>, token: string): Promise<SentCallback> {

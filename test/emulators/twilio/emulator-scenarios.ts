@@ -1,8 +1,19 @@
 /** The emulator's call scenarios, by the last two digits of To (mirrors the simulator's table). */
 
+/** Every AnsweredBy Twilio's AMD sends (twilio.com/docs/voice/answering-machine-detection). */
+export const ANSWERED_BY = ['human', 'unknown', 'machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'fax'] as const
+export type AnsweredBy = (typeof ANSWERED_BY)[number]
+
+/** What a test may change for calls to one number, besides its scenario. */
+export interface Script {
+  answeredBy?: AnsweredBy
+  /** The recording callback's RecordingStatus (absent and failed are sent only to calls that subscribed to absent). */
+  recording?: 'completed' | 'absent' | 'failed'
+}
+
 export interface Plan {
   answerAt?: number
-  answeredBy?: 'human' | 'unknown' | 'machine_end_beep'
+  answeredBy?: AnsweredBy
   /** When the lead (or machine) hangs up, or when the unanswered call ends. */
   endAt: number
   terminal?: 'no-answer' | 'busy' | 'failed'
@@ -34,4 +45,4 @@ export const PLANS: Record<string, Plan> = {
 }
 
 /** How long AMD takes to decide, by result (DetectMessageEnd waits for the beep on a machine). */
-export const DETECTION: Record<string, number> = { human: 2, unknown: 4, machine_end_beep: 5 }
+export const DETECTION: Record<string, number> = { human: 2, unknown: 4, machine_start: 3, machine_end_beep: 5, machine_end_silence: 6, machine_end_other: 5, fax: 3 }

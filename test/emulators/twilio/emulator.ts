@@ -1,12 +1,13 @@
 import type { Server } from 'bun'
 import { CallEngine, type EmulatedCall, rfc2822, type SentCallback } from './emulator-calls'
+import type { Script } from './emulator-scenarios'
 import { formParams } from '../../../src/telephony/twilio/signature'
 import { toneWav } from '../../../src/telephony/tone-wav'
 
 /**
  * A Twilio-compatible emulator for tests and local runs (docs/telephony.md "The emulator"): the
  * subset of the 2010-04-01 API the dialer uses (create, fetch and update a Call; a Recording's
- * .wav), Twilio-style JSON errors, and calls played from the simulator's scenario table by the
+ * .wav and its DELETE), Twilio-style JSON errors, and calls played from the simulator's scenario table by the
  * last two digits of To, told through signed StatusCallback, AMD, TwiML, <Dial> action,
  * recording and transcription requests. Every request it gets and every callback it sends is
  * kept for assertions.
@@ -19,6 +20,11 @@ export interface EmulatorAccount {
   callerIds?: string[]
   /** Calls up at once before 429 (code 20429). */
   maxConcurrentCalls?: number
+  /**
+   * The account's calls per second (Twilio's CPS, 1 by default there; unlimited here when unset):
+   * calls created faster wait in `queued` and start, in turn, as the rate allows. Emulated seconds.
+   */
+  callsPerSecond?: number
 }
 
 export interface EmulatorOptions {
@@ -30,6 +36,10 @@ export interface EmulatorOptions {
   speed?: number
   /** Send every status, AMD, leg, recording and transcription callback twice (idempotency tests). */
   replayCallbacks?: boolean
+  /** Hold notifications briefly and send them shuffled (seeded), some twice: see EngineDeps.shuffle. */
+  shuffle?: { seed: number; duplicate?: number }
+  /** Transcription lines carry the track labels of <Transcription> in Track (as Twilio does when they are given). */
+  trackLabels?: boolean
   /** For callbacks (default: global fetch). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
 }
@@ -56,7 +66,13 @@ export class TwilioEmulator {
   readonly received: ReceivedRequest[] = []
   readonly sent: SentCallback[] = []
   readonly calls = new Map<string, EmulatedCall>()
+  /** Recordings deleted through DELETE .../Recordings/{Sid}.json. */
+  readonly deletedRecordings = new Set<string>()
+  private readonly scripts = new Map<string, Script>()
+  private readonly deleteFailures: TwilioErrorBody[] = []
   private readonly accounts: Map<string, EmulatorAccount>
+  /** Per account: when (real ms) the next call may leave the queue (callsPerSecond). */
+  private readonly nextStart = new Map<string, number>()
   private readonly engine: CallEngine
   private readonly failures: TwilioErrorBody[] = []
   private server: Server<undefined> | null = null
@@ -69,6 +85,8 @@ export class TwilioEmulator {
       fetch: options.fetch ?? ((url, init) => fetch(url, init)),
       sent: this.sent,
       replay: options.replayCallbacks ?? false,
+      shuffle: options.shuffle ? { seed: options.shuffle.seed, duplicate: options.shuffle.duplicate ?? 0 } : undefined,
+      trackLabels: options.trackLabels ?? false,
     })
   }
 
@@ -82,6 +100,16 @@ export class TwilioEmulator {
   get url(): string {
     if (!this.server) throw new Error('The emulator is not running.')
     return `http://${this.server.hostname}:${this.server.port}`
+  }
+
+  /** The next DELETE of a recording answers this error instead, once per call to failNextDelete. */
+  failNextDelete(status: number, code: number, message: string): void {
+    this.deleteFailures.push({ status, code, message })
+  }
+
+  /** Calls placed to `to` from now on play `script` (its AnsweredBy, its recording's fate). */
+  script(to: string, script: Script): void {
+    this.scripts.set(to, script)
   }
 
   /** The next create answers this error instead (e.g. 429 20429, 503 20500), once per call to failNext. */
@@ -131,11 +159,25 @@ export class TwilioEmulator {
       if (req.method === 'GET') return Response.json(this.resource(call))
       if (req.method === 'POST') return this.update(call, p)
     }
+    if (collection === 'Calls' && file && more.length === 1 && more[0] === 'Recordings.json' && req.method === 'POST') {
+      const call = this.calls.get(file)
+      if (!call || call.accountSid !== account.sid) return notFound(path)
+      return this.startRecording(call, params, p)
+    }
     if (collection === 'Recordings' && file?.endsWith('.wav') && more.length === 0 && req.method === 'GET') {
       const sid = file.slice(0, -4)
       const call = [...this.calls.values()].find((c) => c.recordingSid === sid && c.accountSid === account.sid)
-      if (!call) return notFound(path)
+      if (!call || this.deletedRecordings.has(sid)) return notFound(path)
       return new Response(toneWav(), { headers: { 'Content-Type': 'audio/x-wav' } })
+    }
+    if (collection === 'Recordings' && file?.endsWith('.json') && more.length === 0 && req.method === 'DELETE') {
+      const sid = file.slice(0, -5)
+      const call = [...this.calls.values()].find((c) => c.recordingSid === sid && c.accountSid === account.sid)
+      if (!call || this.deletedRecordings.has(sid)) return notFound(path)
+      const failure = this.deleteFailures.shift()
+      if (failure) return error(failure)
+      this.deletedRecordings.add(sid)
+      return new Response(null, { status: 204 })
     }
     return notFound(path)
   }
@@ -175,6 +217,7 @@ export class TwilioEmulator {
     const up = [...this.calls.values()].filter((c) => c.accountSid === account.sid && c.endedAt === null).length
     if (account.maxConcurrentCalls !== undefined && up >= account.maxConcurrentCalls) return error({ status: 429, code: 20429, message: 'Too Many Requests' })
     const events = params.StatusCallbackEvent
+    const recordingEvents = params.RecordingStatusCallbackEvent
     const detection = p('MachineDetection')
     const call = this.engine.newCall({
       accountSid: account.sid,
@@ -190,10 +233,24 @@ export class TwilioEmulator {
       amdCallback: p('AsyncAmdStatusCallback') ?? null,
       record: p('Record') === 'true',
       recordingCallback: p('RecordingStatusCallback') ?? null,
+      // Repeated or space-separated; Twilio's default is completed only.
+      recordingEvents: new Set(Array.isArray(recordingEvents) ? recordingEvents.flatMap((e) => e.split(/\s+/)) : recordingEvents ? recordingEvents.split(/\s+/) : ['completed']),
+      script: this.scripts.get(to) ?? {},
       timeout,
     })
+    call.queuedFor = this.queueTurn(account)
     this.calls.set(call.sid, call)
     return Response.json(this.resource(call), { status: 201 })
+  }
+
+  /** Emulated seconds a call created now waits in `queued` for its turn under the account's calls per second. */
+  private queueTurn(account: EmulatorAccount): number {
+    if (!account.callsPerSecond) return 0
+    const speed = this.options.speed ?? 1
+    const now = Date.now()
+    const start = Math.max(now, this.nextStart.get(account.sid) ?? 0)
+    this.nextStart.set(account.sid, start + 1000 / (account.callsPerSecond * speed))
+    return ((start - now) * speed) / 1000
   }
 
   private update(call: EmulatedCall, p: (name: string) => string | undefined): Response {
@@ -202,6 +259,8 @@ export class TwilioEmulator {
     const url = p('Url')
     if (status !== undefined) {
       if (status !== 'completed' && status !== 'canceled') return error({ status: 400, code: 20001, message: `Invalid parameter: Status ${status}` })
+      // Twilio: canceled "will not affect calls already in progress"; completed ends them too.
+      if (status === 'canceled' && call.answeredAt !== null) return Response.json(this.resource(call))
       this.engine.hangUp(call)
       return Response.json(this.resource(call))
     }
@@ -210,6 +269,23 @@ export class TwilioEmulator {
     if (url !== undefined && !isHttpUrl(url)) return error({ status: 400, code: 21205, message: `Url is not a valid URL: ${url}` })
     this.engine.redirect(call, twiml !== undefined ? { twiml } : { url: url! })
     return Response.json(this.resource(call))
+  }
+
+  /** CreateCallRecording: only a call in progress can be recorded (Twilio's 21220, invalid call state). */
+  private startRecording(call: EmulatedCall, params: Record<string, string | string[]>, p: (name: string) => string | undefined): Response {
+    if (call.status !== 'in-progress' || call.endedAt !== null) return error({ status: 400, code: 21220, message: 'Call is not in-progress. Cannot start a recording.' })
+    const callback = p('RecordingStatusCallback') ?? null
+    if (callback !== null && !isHttpUrl(callback)) return error({ status: 400, code: 21609, message: `Invalid RecordingStatusCallback URL: ${callback}` })
+    const named = params.RecordingStatusCallbackEvent
+    // One parameter, events separated by spaces (repeated parameters are read too); the default is completed.
+    const events = new Set(Array.isArray(named) ? named.flatMap((e) => e.split(/\s+/)) : named ? named.split(/\s+/) : ['completed'])
+    const recording = this.engine.startRecording(call, callback, events)
+    const uri = `${API}${call.accountSid}/Calls/${call.sid}/Recordings/${recording.sid}.json`
+    return Response.json({
+      sid: recording.sid, account_sid: call.accountSid, call_sid: call.sid, api_version: '2010-04-01', status: 'in-progress', source: 'StartCallRecordingAPI',
+      channels: 1, track: 'both', start_time: rfc2822(new Date(call.startedAt + recording.startedAt * 1000)), duration: '-1', uri,
+      date_created: rfc2822(new Date()), date_updated: rfc2822(new Date()), price: null, price_unit: 'USD', error_code: null, conference_sid: null,
+    }, { status: 201 })
   }
 
   /** The Call resource as Twilio serializes it (snake_case, RFC 2822 dates, duration as a string). */

@@ -1,0 +1,25 @@
+import { afterNoticeTwiml, type CallPlan, type CarrierState } from './call-plan'
+import type { StepContext, StepResult } from './step-types'
+import { hangup } from './twiml'
+
+/**
+ * Where a state of the lead requires every party's consent (CallPlan.consent): the call was
+ * created unrecorded, the notice plays after the answer (call-plan.ts noticeTwiml), and its
+ * `<Redirect>` lands here. Only then is recording asked for (RestAction start-recording:
+ * POST .../Calls/{Sid}/Recordings.json), so nothing is recorded before the notice has ended.
+ */
+
+/**
+ * The notice played to its end: recording may start now, and the call goes on to the bridge or
+ * the voicemail. Once: a repeated request gets the same TwiML and starts nothing.
+ */
+export function onAnnounced(ctx: StepContext, state: CarrierState): StepResult {
+  if (!ctx.plan.consent || state.life.stage === 'ended') return { state, twiml: hangup(), actions: [] }
+  if (state.announcedAt !== undefined) return { state, twiml: afterNoticeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state), actions: [] }
+  const next: CarrierState = { ...state, announcedAt: ctx.now }
+  ctx.events.announced?.(ctx.callId, ctx.now)
+  return { state: next, twiml: afterNoticeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, next), actions: [{ type: 'start-recording' }] }
+}
+
+/** Whether a recording was asked for: always without consent rules, else only once the notice played. */
+export const recordingAskedFor = (plan: CallPlan, state: CarrierState): boolean => !plan.consent || state.announcedAt !== undefined

@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { TwilioEmulator } from '../emulators/twilio/emulator'
+import { TwilioRestClient } from '../../src/telephony/twilio/rest-client'
+import { formParams } from '../../src/telephony/twilio/signature'
+
+setDefaultTimeout(60_000)
+
+/**
+ * The emulator's calls-per-second queue (docs/telephony.md "The emulator"), as Twilio documents
+ * it: calls created faster than the account's rate are accepted and wait in `queued`, ringing
+ * later in turn; `Status=canceled` ends a queued or ringing call but not one in progress.
+ */
+
+const ACCOUNT = { sid: `AC${'7'.repeat(32)}`, authToken: 'queue-test-token', callsPerSecond: 1 }
+const SPEED = 20
+/** Callbacks the emulator sent: CallStatus and the real time it arrived. */
+const heard: { sid: string; status: string; at: number }[] = []
+const emulator = TwilioEmulator.start({
+  accounts: [ACCOUNT],
+  speed: SPEED,
+  fetch: async (_url, init) => {
+    const p = formParams(String(init.body)) as Record<string, string>
+    if (p.CallStatus) heard.push({ sid: p.CallSid!, status: p.CallStatus, at: Date.now() })
+    // The answer's TwiML keeps the line open.
+    return new Response('<Response><Pause length="600"/></Response>', { headers: { 'content-type': 'text/xml' } })
+  },
+})
+const client = new TwilioRestClient({ accountSid: ACCOUNT.sid, authToken: ACCOUNT.authToken, apiBaseUrl: emulator.url })
+afterAll(() => emulator.stop())
+
+const place = async (nn: string) => {
+  const r = await client.createCall({ to: `+1212555${nn.padStart(4, '0')}`, from: '+12125550100', url: 'http://127.0.0.1:9/answer', statusCallback: 'http://127.0.0.1:9/status', machineDetection: false, record: false })
+  if (!r.ok) throw new Error(r.error.message)
+  return r.value
+}
+const statuses = (sid: string) => heard.filter((h) => h.sid === sid).map((h) => h.status)
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await Bun.sleep(5)
+  }
+}
+
+describe('calls per second', () => {
+  test('a burst is accepted, queued, and rung one per emulated second', async () => {
+    const burst = await Promise.all(['3102', '3202', '3302'].map(place))
+    expect(burst.map((c) => c.status)).toEqual(['queued', 'queued', 'queued'])
+    await until(() => burst.every((c) => statuses(c.sid).includes('ringing')))
+    const rang = burst.map((c) => heard.find((h) => h.sid === c.sid && h.status === 'ringing')!.at).sort((a, b) => a - b)
+    // One emulated second is 50 ms here; allow for timer slack.
+    expect(rang[1]! - rang[0]!).toBeGreaterThanOrEqual(40)
+    expect(rang[2]! - rang[1]!).toBeGreaterThanOrEqual(40)
+    for (const c of burst) await client.updateCall(c.sid, { status: 'completed' })
+  })
+
+  test('a queued call canceled never rings: its one status callback says canceled', async () => {
+    await place('3400')
+    const waiting = await place('3500')
+    expect(emulator.calls.get(waiting.sid)!.status).toBe('queued')
+    const canceled = await client.updateCall(waiting.sid, { status: 'canceled' })
+    expect(canceled.ok && canceled.value.status).toBe('canceled')
+    await emulator.settled(waiting.sid)
+    expect(statuses(waiting.sid)).toEqual(['canceled'])
+  })
+
+  test('canceled does not end a call in progress; completed does', async () => {
+    const call = await place('3600')
+    await until(() => statuses(call.sid).includes('in-progress'))
+    const canceled = await client.updateCall(call.sid, { status: 'canceled' })
+    expect(canceled.ok && canceled.value.status).toBe('in-progress')
+    const completed = await client.updateCall(call.sid, { status: 'completed' })
+    expect(completed.ok && completed.value.status).toBe('completed')
+    await emulator.settled(call.sid)
+    expect(statuses(call.sid).at(-1)).toBe('completed')
+  })
+})
