@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
+import { binaryClients } from './binary-clients'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -24,7 +25,6 @@ describe('automated-voice campaigns and toll-free numbers on the service as ship
   const dataDir = join(work.path, 'data')
   let server: ServiceProcess | null = null
   let base = ''
-  let auth = ''
   let robotId = ''
   let personId = ''
   // Two days ahead of the real date: the fake clock only moves forward.
@@ -37,23 +37,9 @@ describe('automated-voice campaigns and toll-free numbers on the service as ship
     PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_FAKE_CLOCK: '1', DIALER_LOG_REQUESTS: '0', ...more,
   })
 
-  const json = (args: string[]) => {
-    const r = Bun.spawnSync([...command, 'admin', ...args], { cwd: work.path, env: { ...env(), DIALER_ADMIN_URL: base } })
-    if (r.exitCode !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.exitCode} ${r.stderr.toString()}`)
-    return JSON.parse(r.stdout.toString()).data
-  }
-  const clock = async (body: { now?: string }) => {
-    const r = await fetch(`${base}/api/v1/admin/clock`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    })
-    expect(r.status).toBe(200)
-  }
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${base}/api/v1/external${path}`, {
-      method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: r.status, body: (await r.json()) as any }
-  }
+  const clients = binaryClients({ command, cwd: work.path, adminToken: ADMIN, base: () => base, env })
+  const { json, api } = clients
+  const clock = async (body: { now?: string }) => expect(await clients.clock(body)).toBe(200)
   const serve = async (more: Record<string, string> = {}) => {
     const started = await spawnService({ command, dataDir, cwd: work.path, env: env(more) })
     server = started.proc
@@ -72,7 +58,7 @@ describe('automated-voice campaigns and toll-free numbers on the service as ship
     robotId = json(['campaign', 'create', '--org', org.id, '--name', 'Robo', '--status', 'active', '--sdrs', 'Alex', '--automated-voice', 'true']).id
     personId = json(['campaign', 'create', '--org', org.id, '--name', 'People', '--status', 'active', '--sdrs', 'Alex']).id
     const key = json(['key', 'create', '--org', org.id, '--name', 'k', '--mode', 'test'])
-    auth = basic(key.id, key.secret)
+    clients.useKey(basic(key.id, key.secret))
   }, 30_000)
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import { basic, scratchDir } from '../harness'
+import { binaryClients } from './binary-clients'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -22,24 +23,8 @@ describe('calling rules on the service as shipped', () => {
   const command = serviceCommand(work.path)
   let server: ServiceProcess | null = null
   let base = ''
-  const env = () => ({ PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN })
-  const admin = (args: string[]) => {
-    const r = Bun.spawnSync([...command, 'admin', ...args], { cwd: work.path, env: env() })
-    return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() }
-  }
-  const json = (args: string[]) => {
-    const r = admin(args)
-    if (r.code !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.code} ${r.err}`)
-    return JSON.parse(r.out).data
-  }
-  let auth = ''
+  const { admin, json, api, useKey } = binaryClients({ command, cwd: work.path, adminToken: ADMIN, base: () => base })
   let campaignId = ''
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${base}/api/v1/external${path}`, {
-      method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: r.status, body: (await r.json()) as any }
-  }
 
   beforeAll(async () => {
     const started = await spawnService({ command, dataDir: join(work.path, 'data'), cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN } })
@@ -48,7 +33,7 @@ describe('calling rules on the service as shipped', () => {
     const org = json(['org', 'create', '--name', 'Acme'])
     campaignId = json(['campaign', 'create', '--org', org.id, '--name', 'Roofs', '--status', 'active', '--sdrs', 'Alex']).id
     const key = json(['key', 'create', '--org', org.id, '--name', 'k', '--mode', 'test'])
-    auth = basic(key.id, key.secret)
+    useKey(basic(key.id, key.secret))
   }, 30_000)
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
+import { binaryClients } from './binary-clients'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
@@ -22,31 +23,14 @@ describe('placements on the service as shipped', () => {
   const command = serviceCommand(work.path)
   let server: ServiceProcess | null = null
   let base = ''
-  let auth = ''
   let campaignId = ''
   // 15:00 UTC two days ahead of the real date (10:00 or 11:00 in Miami): the fake clock only moves forward.
   const start = Math.floor(Date.now() / DAY) * DAY + 2 * DAY + 15 * 3_600_000
   const iso = (ms: number) => new Date(ms).toISOString()
 
-  const json = (args: string[]) => {
-    const r = Bun.spawnSync([...command, 'admin', ...args], {
-      cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN },
-    })
-    if (r.exitCode !== 0) throw new Error(`dialer admin ${args.join(' ')}: exit ${r.exitCode} ${r.stderr.toString()}`)
-    return JSON.parse(r.stdout.toString()).data
-  }
-  const clock = async (body: { now?: string; advance_seconds?: number }) => {
-    const r = await fetch(`${base}/api/v1/admin/clock`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    })
-    expect(r.status).toBe(200)
-  }
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${base}/api/v1/external${path}`, {
-      method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: r.status, body: (await r.json()) as any }
-  }
+  const clients = binaryClients({ command, cwd: work.path, adminToken: ADMIN, base: () => base })
+  const { json, api } = clients
+  const clock = async (body: { now?: string; advance_seconds?: number }) => expect(await clients.clock(body)).toBe(200)
   const lead = async (id: string) => (await api('GET', `/leads/${id}`)).body.data
 
   beforeAll(async () => {
@@ -60,7 +44,7 @@ describe('placements on the service as shipped', () => {
     const org = json(['org', 'create', '--name', 'Acme'])
     campaignId = json(['campaign', 'create', '--org', org.id, '--name', 'Roofs', '--status', 'active', '--sdrs', 'Alex', '--retry-minutes', '5', '--max-attempts', '5']).id
     const key = json(['key', 'create', '--org', org.id, '--name', 'k', '--mode', 'live'])
-    auth = basic(key.id, key.secret)
+    clients.useKey(basic(key.id, key.secret))
   }, 30_000)
 
   afterAll(async () => {

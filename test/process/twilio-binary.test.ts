@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { basic } from '../harness'
 import { signTwilioRequest } from '../../src/telephony/twilio/signature'
 import { CALLER, ny, twilioService } from './twilio-service'
 
@@ -22,29 +21,20 @@ const TOKEN = 'e'.repeat(32)
 
 describe('Twilio through the service as shipped', () => {
   const service = twilioService({ prefix: 'dialer-twilio-', adminToken: ADMIN, sid: SID, token: TOKEN, speed: 50 })
-  const { work, dataDir, emulator, cli, json, api, admin, start, stop, callOf, addLead } = service
+  const { dataDir, emulator, cli, json, api, admin, start, stop, callOf, addLead } = service
   let orgId = ''
 
   beforeAll(async () => {
     await start()
-    // Limits high enough for the polling below.
-    orgId = json(['org', 'create', '--name', 'Acme Roofing', '--plan-requests-per-minute', '100000']).id
     // The auth token from a file (never on the command line, where other users could read it).
-    const tokenFile = join(work.path, 'twilio-token')
-    await Bun.write(tokenFile, `${TOKEN}\n`)
-    const set = cli(['org', 'carrier', orgId, '--twilio', '--account-sid', SID, '--auth-token-file', tokenFile, '--caller-id', CALLER, '--api-base-url', emulator.url])
-    expect(set.code).toBe(0)
-    expect(set.out).not.toContain(TOKEN)
-    expect(JSON.parse(set.out).data.carrier).toMatchObject({ kind: 'twilio', account_sid: SID, auth_token_set: true })
-    const campaign = await admin('POST', `/orgs/${orgId}/campaigns`, {
-      name: 'Spring roofs', status: 'active', lines: 3,
+    const seeded = await service.seedOrg({
+      name: 'Spring roofs', lines: 3,
       sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }], closers: [{ name: 'Sam Chen', phone: '+13125550151' }],
       voicemail: { say: 'Hi, this is Acme Roofing returning your request.' },
     })
-    expect(campaign.status).toBe(201)
-    service.campaignId = campaign.body.data.id
-    const key = json(['key', 'create', '--org', orgId, '--name', 'live', '--mode', 'live', '--requests-per-minute', '100000', '--burst', '100000'])
-    service.auth = basic(key.id, key.secret)
+    orgId = seeded.orgId
+    expect(seeded.carrierOutput).not.toContain(TOKEN)
+    expect(JSON.parse(seeded.carrierOutput).data.carrier).toMatchObject({ kind: 'twilio', account_sid: SID, auth_token_set: true })
   }, 40_000)
 
   afterAll(() => service.close())

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { join } from 'node:path'
-import { basic } from '../harness'
 import { daytimeStart } from './daytime-clock'
-import { CALLER, twilioService } from './twilio-service'
+import { twilioService } from './twilio-service'
 
 setDefaultTimeout(60_000)
 
@@ -22,7 +20,7 @@ const ZONES = ['America/Los_Angeles', 'America/Chicago', 'America/New_York']
 
 describe('recording consent through Twilio, as shipped', () => {
   const service = twilioService({ prefix: 'dialer-twilio-consent-', adminToken: ADMIN, sid: SID, token: TOKEN, speed: 50 })
-  const { work, emulator, cli, json, admin, start, callOf, addLead } = service
+  const { emulator, json, admin, start, callOf, addLead } = service
 
   /** The emulator's call to `to`, and what it was asked and sent for it. */
   function emulated(to: string) {
@@ -36,17 +34,7 @@ describe('recording consent through Twilio, as shipped', () => {
   beforeAll(async () => {
     await start()
     await service.clockAt(daytimeStart(Date.now(), ZONES))
-    const orgId = json(['org', 'create', '--name', 'Acme Roofing', '--plan-requests-per-minute', '100000']).id
-    const tokenFile = join(work.path, 'twilio-token')
-    await Bun.write(tokenFile, `${TOKEN}\n`)
-    expect(cli(['org', 'carrier', orgId, '--twilio', '--account-sid', SID, '--auth-token-file', tokenFile, '--caller-id', CALLER, '--api-base-url', emulator.url]).code).toBe(0)
-    const campaign = await admin('POST', `/orgs/${orgId}/campaigns`, {
-      name: 'West coast roofs', status: 'active', lines: 4, sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }],
-    })
-    expect(campaign.status).toBe(201)
-    service.campaignId = campaign.body.data.id
-    const key = json(['key', 'create', '--org', orgId, '--name', 'live', '--mode', 'live', '--requests-per-minute', '100000', '--burst', '100000'])
-    service.auth = basic(key.id, key.secret)
+    await service.seedOrg({ name: 'West coast roofs', lines: 4, sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }] })
   }, 40_000)
 
   afterAll(() => service.close())

@@ -1,6 +1,6 @@
 import { expect } from 'bun:test'
 import { join } from 'node:path'
-import { scratchDir } from '../harness'
+import { basic, scratchDir } from '../harness'
 import { TwilioEmulator, type EmulatorOptions } from '../emulators/twilio/emulator'
 import { setClock, startClock, type RunningClock } from './daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
@@ -115,6 +115,25 @@ export function twilioService(options: TwilioServiceOptions) {
         if (Date.now() > deadline) throw new Error(`call of ${leadId} not done: ${JSON.stringify(call)}`)
         await Bun.sleep(50)
       }
+    },
+    /**
+     * An organization on the emulator account (its token from a file through the CLI, never on
+     * the command line), an active campaign with `campaign`'s fields and a live key: sets
+     * `campaignId` and `auth`. Returns the organization and the carrier command's output.
+     */
+    async seedOrg(campaign: Record<string, unknown>): Promise<{ orgId: string; carrierOutput: string }> {
+      // Limits high enough for the polling the tests do.
+      const orgId = service.json(['org', 'create', '--name', 'Acme Roofing', '--plan-requests-per-minute', '100000']).id
+      const tokenFile = join(work.path, 'twilio-token')
+      await Bun.write(tokenFile, `${options.token}\n`)
+      const set = service.cli(['org', 'carrier', orgId, '--twilio', '--account-sid', options.sid, '--auth-token-file', tokenFile, '--caller-id', CALLER, '--api-base-url', emulator.url])
+      if (set.code !== 0) throw new Error(`dialer admin org carrier: exit ${set.code} ${set.err}`)
+      const created = await service.admin('POST', `/orgs/${orgId}/campaigns`, { status: 'active', ...campaign })
+      if (created.status !== 201) throw new Error(`campaign create: ${created.status} ${created.text}`)
+      service.campaignId = created.body.data.id
+      const key = service.json(['key', 'create', '--org', orgId, '--name', 'live', '--mode', 'live', '--requests-per-minute', '100000', '--burst', '100000'])
+      service.auth = basic(key.id, key.secret)
+      return { orgId, carrierOutput: set.out }
     },
     async addLead(phone: string): Promise<string> {
       const r = await service.api('POST', '/leads', { campaign_id: service.campaignId, phone, name: 'Jordan Lee' })

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
-import { basic } from '../harness'
-import { CALLER, ny, twilioService } from './twilio-service'
+import { ny, twilioService } from './twilio-service'
 
 setDefaultTimeout(60_000)
 
@@ -22,22 +21,11 @@ const NEXT_MORNING = '2026-01-06T13:00:00.000Z'
 
 describe('the window-end margin, through the binary and the Twilio emulator', () => {
   const service = twilioService({ prefix: 'dialer-margin-', adminToken: ADMIN, sid: SID, token: TOKEN, speed: 50, callsPerSecond: 1 / 250 })
-  const { work, emulator, cli, json, api, admin, start, addLead, callOf } = service
+  const { work, emulator, api, start, addLead, callOf } = service
 
   beforeAll(async () => {
     await start()
-    const orgId = json(['org', 'create', '--name', 'Acme Roofing', '--plan-requests-per-minute', '100000']).id
-    const tokenFile = join(work.path, 'twilio-token')
-    await Bun.write(tokenFile, `${TOKEN}\n`)
-    expect(cli(['org', 'carrier', orgId, '--twilio', '--account-sid', SID, '--auth-token-file', tokenFile, '--caller-id', CALLER, '--api-base-url', emulator.url]).code).toBe(0)
-    const campaign = await admin('POST', `/orgs/${orgId}/campaigns`, {
-      name: 'Spring roofs', status: 'active', lines: 5, calling_hours: { start: '08:00', end: '21:00' },
-      sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }],
-    })
-    expect(campaign.status).toBe(201)
-    service.campaignId = campaign.body.data.id
-    const key = json(['key', 'create', '--org', orgId, '--name', 'live', '--mode', 'live', '--requests-per-minute', '100000', '--burst', '100000'])
-    service.auth = basic(key.id, key.secret)
+    await service.seedOrg({ name: 'Spring roofs', lines: 5, calling_hours: { start: '08:00', end: '21:00' }, sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }] })
   }, 40_000)
 
   afterAll(() => service.close())

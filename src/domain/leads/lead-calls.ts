@@ -16,7 +16,7 @@ import type { leadReads } from './lead-reads'
 import { registryBlocks } from '../dnc/registry-blocks'
 import { stateRegistryRefusal } from '../dnc/state-registries'
 import type { CallNowReply } from './lead-shape'
-import { DEFAULT_WINDOW_END_MARGIN_MS, dialVerdict } from './window-margin'
+import { dialVerdict } from './window-margin'
 import { refusesTollFree, tollFreeRefusal } from './toll-free'
 
 /**
@@ -68,7 +68,7 @@ export function leadCalls(core: LeadCore, reads: ReturnType<typeof leadReads>, i
         return false
       }
       // The window must stay open for the margin too: the carrier may ring the call later.
-      const verdict = dialVerdict(core.rules, lead, campaign, now, core.deps.windowEndMarginMs ?? DEFAULT_WINDOW_END_MARGIN_MS)
+      const verdict = dialVerdict(core.rules, lead, campaign, now, core.marginMs)
       if (verdict.allowed) return true
       stores.transaction(() => {
         core.recordDeferrals(lead, lead.id, verdict, now)

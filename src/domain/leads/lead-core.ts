@@ -10,14 +10,15 @@ import type { LeadCallSummary } from './lead-shape'
 import { eventLead } from './lead-view'
 import { leadRulesOf, type RulesLead } from './lead-rules'
 import { newId } from '../ids'
+import type { LeadDeps } from './lead-deps'
 import { firstCallable, placeLead, type Placement, type Wait } from './placement'
+import { DEFAULT_WINDOW_END_MARGIN_MS, dialVerdict } from './window-margin'
 
 // Until a campaign has calls of its own to average (the dialer reports them).
 export const DEFAULT_HANDLE_SECONDS = 180
 /** Spec: the late sweep runs every 30 s. */
 export const LATE_SWEEP_MS = 30_000
 
-import type { LeadDeps } from './lead-deps'
 export type { CallActivity, HandleTimeSource, LeadAllowance, LeadDeps, SpendCap } from './lead-deps'
 
 /**
@@ -28,6 +29,7 @@ export function leadCore(deps: LeadDeps) {
   const { stores, queues, clock, events } = deps
   const leads = stores.leads
   const rules = leadRulesOf(stores, deps.rules ?? defaultEngine)
+  const marginMs = deps.windowEndMarginMs ?? DEFAULT_WINDOW_END_MARGIN_MS
 
   /** Keeps the dial queue and the due timer in step with a lead's row once the transaction commits. */
   function follow(before: LeadRow | null, after: LeadRow): void {
@@ -92,7 +94,8 @@ export function leadCore(deps: LeadDeps) {
       now,
       lastContactAt: campaign.cooldownHours > 0 ? leads.lastContactAt(lead.orgId, lead.livemode, lead.phone) : null,
       rules: (at: number) => {
-        const verdict = opts.verdict && at === now ? opts.verdict : rules.verdict(lead, campaign, at)
+        // With the window-end margin, as the dialer will ask (window-margin.ts): a placement names the time a dial really goes out.
+        const verdict = opts.verdict && at === now ? opts.verdict : dialVerdict(rules, lead, campaign, at, marginMs)
         if (!verdict.allowed && opts.record) recordDeferrals(lead, opts.record.leadId, verdict, at)
         return verdict
       },
@@ -227,6 +230,8 @@ export function leadCore(deps: LeadDeps) {
     placementFor,
     callableAfter,
     rules,
+    /** DIALER_WINDOW_END_MARGIN_SECONDS in ms: every placement and dial asks the rules at now and at now + this. */
+    marginMs,
     recordDeferrals,
     optedOutChanges,
     placeOf,

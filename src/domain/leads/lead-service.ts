@@ -7,7 +7,7 @@ import { leadImport } from './lead-import'
 import { leadIntake } from './intake'
 import { leadReads } from './lead-reads'
 import { leadWriter } from './lead-writer'
-import { lateRing } from './window-margin'
+import { lateRing } from './late-ring'
 
 export { DEFAULT_HANDLE_SECONDS, LATE_SWEEP_MS, type CallActivity, type HandleTimeSource, type LeadDeps, type SpendCap } from './lead-core'
 export { INTAKE_CHECKS, MAX_API_CALLS_PER_DAY, MAX_RUNNING_TEST_CALLS, MAX_WAITING_API_LEADS } from './intake-checks'

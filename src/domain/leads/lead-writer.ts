@@ -5,6 +5,7 @@ import type { IntakeContext } from './intake-checks'
 import { emptyToNull, type LeadCore } from './lead-core'
 import { consentColumns, type LeadInput } from './lead-input'
 import { eventLead } from './lead-view'
+import { dialVerdict } from './window-margin'
 
 /**
  * What differs between the ways a lead comes in. All else is the same for every source: the
@@ -102,14 +103,20 @@ export function leadWriter(core: LeadCore) {
   /**
    * A lead scheduled because a zone guessed for its unlisted exchange is outside the hours:
    * the reply says only outside_calling_hours, so those deferrals are recorded (contactability
-   * marks them exchange_unknown). Other intake deferrals are not recorded: the reply says why.
+   * marks them exchange_unknown); so are the rules that close within the window-end margin when
+   * the rules alone allow now. Other intake deferrals are not recorded: the reply says why.
    */
   function noteUnlistedExchange(row: LeadRow, campaign: CheckedLead['campaign']): void {
     if (row.status !== 'scheduled' || row.dueReason !== 'outside_calling_hours') return
     const reach = core.rules.reachOf(row)
-    if (!reach.guessedZones) return
     const now = clock.now()
     const verdict = core.rules.verdict(row, campaign, now, { reach })
+    // The rules allow now, so the window-end margin decided: its closing rules are recorded, or nothing would say why.
+    if (verdict.allowed) {
+      core.recordDeferrals(row, row.id, dialVerdict(core.rules, row, campaign, now, core.marginMs), now)
+      return
+    }
+    if (!reach.guessedZones) return
     const caused = verdict.blockedBy.filter((b) => core.rules.guessCaused(reach, campaign, b.rule_id, now, verdict.rules))
     if (caused.length > 0) core.recordDeferrals(row, row.id, { blockedBy: caused }, now)
   }
