@@ -1,6 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { CampaignRow } from '../../src/db/stores/campaign-store'
 import { callingRules } from '../../src/domain/calling-rules'
+import type { LeadReach } from '../../src/domain/calling-rules/contract'
 import type { RulesLead } from '../../src/domain/leads/lead-rules'
 import { dialVerdict, hoursBlocks } from '../../src/domain/leads/window-margin'
 import type { CallEvents } from '../../src/telephony/carrier'
@@ -17,9 +18,10 @@ const LEAD: RulesLead = { phone: '+12125552000', address: null, orgId: 'org-1', 
 const campaign = (end = '21:00') => ({ callingHoursStart: '08:00', callingHoursEnd: end }) as CampaignRow
 /** The engine's verdict as leadRulesOf gives it, for a lead without call history. */
 const rules = {
-  verdict: (lead: RulesLead, c: Pick<CampaignRow, 'callingHoursStart' | 'callingHoursEnd'>, now: number) =>
+  reachOf: (lead: RulesLead) => callingRules.reachOf(lead.phone, lead.address, 'America/New_York'),
+  verdict: (lead: RulesLead, c: Pick<CampaignRow, 'callingHoursStart' | 'callingHoursEnd'>, now: number, opts: { reach?: LeadReach } = {}) =>
     callingRules.evaluate({
-      reach: callingRules.reachOf(lead.phone, lead.address, 'America/New_York'),
+      reach: opts.reach ?? callingRules.reachOf(lead.phone, lead.address, 'America/New_York'),
       campaignWindow: { start: c.callingHoursStart, end: c.callingHoursEnd },
       callTimes: [],
       now,

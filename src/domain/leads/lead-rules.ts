@@ -24,16 +24,19 @@ export function leadRulesOf(stores: Stores, engine: CallingRulesEngine) {
     return engine.reachOf(lead.phone, lead.address, stores.orgs.get(lead.orgId)!.timezone)
   }
 
-  /** `withHistory`: load the last 24 hours of calls even when no cap applies (calls_last_24h is shown). */
+  /**
+   * `withHistory`: load the last 24 hours of calls even when no cap applies (calls_last_24h is shown).
+   * `hoursOnly`: no call history, so caps never block (the window-end margin's second look).
+   */
   function verdict(
     lead: RulesLead,
     campaign: RulesCampaign,
     now: number,
-    opts: { reach?: LeadReach; withHistory?: boolean } = {},
+    opts: { reach?: LeadReach; withHistory?: boolean; hoursOnly?: boolean } = {},
   ): Verdict {
     const reach = opts.reach ?? reachOf(lead)
     const automated = campaignIsAutomated(campaign)
-    const capped = engine.needsCallHistory(reach, automated)
+    const capped = !opts.hoursOnly && engine.needsCallHistory(reach, automated)
     const window = Math.max(capped ? engine.historyWindowMs(reach, automated) : 0, opts.withHistory ? DAY_MS : 0)
     const callTimes = window > 0 ? stores.calls.callStartsToNumber(lead.orgId, lead.livemode, lead.phone, now - window) : []
     return engine.evaluate({ reach, campaignWindow: { start: campaign.callingHoursStart, end: campaign.callingHoursEnd }, callTimes, now, automated })

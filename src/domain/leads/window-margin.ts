@@ -17,15 +17,17 @@ export function hoursBlocks(verdict: Pick<Verdict, 'blockedBy'>): Block[] {
  * is blocked by the rules that close it, its next allowed instant counted from there.
  */
 export function dialVerdict(
-  rules: Pick<LeadRules, 'verdict'>,
+  rules: Pick<LeadRules, 'verdict' | 'reachOf'>,
   lead: RulesLead,
   campaign: CampaignRow,
   now: number,
   marginMs: number,
 ): Verdict {
-  const verdict = rules.verdict(lead, campaign, now)
+  // One reach for both looks (an address is parsed once); the second needs no call history.
+  const reach = rules.reachOf(lead)
+  const verdict = rules.verdict(lead, campaign, now, { reach })
   if (!verdict.allowed || marginMs <= 0) return verdict
-  const later = rules.verdict(lead, campaign, now + marginMs)
+  const later = rules.verdict(lead, campaign, now + marginMs, { reach, hoursOnly: true })
   const closing = hoursBlocks(later)
   if (closing.length === 0) return verdict
   return { ...later, blockedBy: closing, reason: 'outside_calling_hours' }
