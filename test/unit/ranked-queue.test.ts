@@ -1,21 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { queueKey } from '../../src/domain/queue/queue-key'
 import { type QueueEntry, RankedQueue } from '../../src/domain/queue/ranked-queue'
+import { seededRandom } from '../seeded-random'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
-
-/** mulberry32: small seeded PRNG so a failing run can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const before = (a: QueueEntry, b: QueueEntry) => a.key < b.key || (a.key === b.key && a.id < b.id)
 
@@ -73,7 +62,7 @@ describe('RankedQueue: order', () => {
   test('many entries with the same key are ordered by id', () => {
     const ids = Array.from({ length: 3000 }, () => Bun.randomUUIDv7())
     const shuffled = [...ids]
-    const random = rng(7)
+    const random = seededRandom(7)
     for (let i = shuffled.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1))
       ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
@@ -167,7 +156,7 @@ describe('RankedQueue: single operations', () => {
 
 describe('RankedQueue.fromSorted', () => {
   test('builds the same order as inserts', () => {
-    const random = rng(11)
+    const random = seededRandom(11)
     const model = new NaiveQueue()
     for (let i = 0; i < 5000; i++) model.insert({ id: `lead-${Math.floor(random() * 4000)}`, key: Math.floor(random() * 50) })
     const ids = model.items.map((e) => e.id)
@@ -207,7 +196,7 @@ describe('RankedQueue: randomized against a naive sorted array', () => {
   const OPS = 20_000
 
   function run(seed: number, chunkSize: number | undefined, startSize: number) {
-    const random = rng(seed)
+    const random = seededRandom(seed)
     const int = (n: number) => Math.floor(random() * n)
     // Few keys and a limited id pool: plenty of equal keys and of repeated (id, key) pairs.
     const randomEntry = (): QueueEntry => ({ id: `id-${int(3000).toString(36)}`, key: int(40) * 1000 })

@@ -3,6 +3,7 @@ import { scenarioFor } from '../../../src/telephony/simulator/simulated-carrier'
 import { type TwimlNode, parseTwiml } from './emulator-twiml'
 import { signTwilioRequest } from '../../../src/telephony/twilio/signature'
 import { DETECTION, PLANS, type Plan, type Script } from './emulator-scenarios'
+import { seededRandom } from '../../seeded-random'
 
 /**
  * How the emulator plays one call: the scenario table of the simulator (docs/simulator.md, by
@@ -90,23 +91,11 @@ export interface EngineDeps {
   trackLabels?: boolean
 }
 
-/** mulberry32: a small seeded generator, so a shuffled run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export class CallEngine {
   private readonly random: () => number
 
   constructor(private readonly deps: EngineDeps) {
-    this.random = seeded(deps.shuffle?.seed ?? 1)
+    this.random = seededRandom(deps.shuffle?.seed ?? 1)
   }
 
   newCall(fields: Omit<EmulatedCall, 'sid' | 'scenario' | 'status' | 'answeredBy' | 'startedAt' | 'answeredAt' | 'endedAt' | 'duration' | 'recordingSid' | 'gen' | 'wakers' | 'timers' | 'dial' | 'transcription' | 'chain' | 'seq' | 'done' | 'finish' | 'held' | 'flushTimer'>): EmulatedCall {
