@@ -75,11 +75,12 @@ describe('console: the page table', () => {
     // A detail page: its own title, and its list's link marked as the current one.
     await page.goto(`${base}/console/leads/${seeded.lead}?org=${seeded.org}`)
     await page.getByRole('heading', { name: 'Bea Park' }).waitFor()
-    expect(await page.title()).toBe('Lead · Pages Roofing · Dialer console')
+    await page.waitForFunction(`document.title === 'Lead · Pages Roofing · Dialer console'`)
     expect(await page.locator('nav a[aria-current="page"]').allTextContents()).toEqual(['Leads'])
     await page.goto(`${base}/console/nowhere?org=${seeded.org}`)
     await page.getByText('No such page.').waitFor()
-    expect(await page.title()).toBe('No such page · Dialer console')
+    // The title follows the render (an effect once the session is read): wait for it, as above.
+    await page.waitForFunction(`document.title === 'No such page · Dialer console'`)
     await page.close()
   })
 
