@@ -28,6 +28,8 @@ export interface DialRequest {
    */
   consent?: ConsentNotice | null
   leadName: string | null
+  /** Said to each person the bridge rings, with the lead's name, before they press 1 (absent: not named). */
+  campaignName?: string
   /** The person who takes a handover, for the transcript's agent lines. */
   agentName: string
   /** The lead's time zone, for times the lead says in their own time ("tomorrow at 10"). */

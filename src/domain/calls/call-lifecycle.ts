@@ -228,6 +228,7 @@ export function callLifecycle(deps: {
         record: orgRow.recordingEnabled,
         consent: consent?.carrier ?? null,
         leadName: lead.name,
+        campaignName: campaign.name,
         agentName: owner.name,
         leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
         callerId: chooseCallerId(choice.callerIds, lead.phone),

@@ -1,7 +1,7 @@
 import type { ConsentNotice, Voicemail } from '../call-values'
 import type { BridgePerson, CallReport } from '../carrier'
 import { initialState, type LifecycleState } from './lifecycle'
-import { bridgeLeg, hangup, holdForDetection, noticeThen, say, voicemailDrop, type TranscriptionStart } from './twiml'
+import { bridgeLeg, hangup, holdForDetection, noticeThen, pressOne, say, voicemailDrop, type TranscriptionStart } from './twiml'
 
 /**
  * What one Twilio call asked for (kept with the call, so TwiML requests are answered the same
@@ -9,11 +9,14 @@ import { bridgeLeg, hangup, holdForDetection, noticeThen, say, voicemailDrop, ty
  */
 
 /** The callback routes, under DIALER_PUBLIC_URL (src/telephony/twilio/callback-routes.ts). */
-export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'voicemail', 'voicemail-done', 'recording', 'transcription', 'announced'] as const
+export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'recording', 'transcription', 'announced'] as const
 export type CallbackStep = (typeof CALLBACK_STEPS)[number]
 
 /** Steps whose reply is TwiML the call runs next. */
-export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'voicemail', 'voicemail-done', 'announced'])
+export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'announced'])
+
+/** Steps Twilio sends from a person's own leg: CallSid is that leg, ParentCallSid the lead's call. */
+export const LEG_STEPS: ReadonlySet<CallbackStep> = new Set(['leg-answered', 'whisper', 'keypress'])
 
 export const CALLBACK_PREFIX = '/twilio/calls/'
 
@@ -21,6 +24,8 @@ export interface CallPlan {
   to: string
   from: string
   leadName: string | null
+  /** Named in the press-1 briefing (absent on older rows). */
+  campaignName?: string | null
   agentName: string
   machineDetection: boolean
   record: boolean
@@ -61,7 +66,7 @@ export interface CarrierState {
 
 export function initialCarrierState(plan: CallPlan): CarrierState {
   return {
-    life: initialState({ amdExpected: plan.machineDetection, legs: plan.bridge.length }),
+    life: initialState({ amdExpected: plan.machineDetection, legs: plan.bridge.length, pressOne: true }),
     routed: false,
     nobodyTook: false,
     transcriptSeqs: [],
@@ -96,9 +101,28 @@ export function bridgeTwiml(publicUrl: string, callId: string, plan: CallPlan, l
     callerId: plan.from,
     timeoutSeconds: LEG_RING_SECONDS,
     actionUrl: (i) => callbackUrl(publicUrl, callId, 'leg-action', i),
-    legStatusUrl: (i) => callbackUrl(publicUrl, callId, 'leg-answered', i),
+    screenUrl: (i) => callbackUrl(publicUrl, callId, 'whisper', i),
     transcription: startTranscription ? transcriptionOf(publicUrl, callId) : undefined,
   })
+}
+
+/** Seconds the person has to press 1 once the briefing ends. */
+export const PRESS_ONE_SECONDS = 6
+/** Each name is cut to this, so the briefing stays well under 15 s of speech. */
+const BRIEF_NAME_CHARS = 60
+
+const clip = (text: string): string => (text.length > BRIEF_NAME_CHARS ? `${text.slice(0, BRIEF_NAME_CHARS).trimEnd()}\u2026` : text)
+
+/** What the person the bridge rings hears on their own leg before the lead is put through. */
+export function briefingText(plan: CallPlan): string {
+  const lead = plan.leadName?.trim() ? clip(plan.leadName.trim()) : 'a lead'
+  const campaign = plan.campaignName?.trim() ? ` for ${clip(plan.campaignName.trim())}` : ''
+  return `Call from ${lead}${campaign}. Press 1 to take the call.`
+}
+
+/** The `<Number url>` TwiML of one leg: the briefing and a one-digit Gather posting to 'keypress'. */
+export function whisperTwiml(publicUrl: string, callId: string, plan: CallPlan, leg: number): string {
+  return pressOne(briefingText(plan), callbackUrl(publicUrl, callId, 'keypress', leg), PRESS_ONE_SECONDS)
 }
 
 export const nobodyTookTwiml = (): string => say(NOBODY_TOOK_MESSAGE)

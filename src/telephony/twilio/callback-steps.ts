@@ -7,6 +7,7 @@ import {
 import { onAnnounced, recordingAskedFor } from './consent-steps'
 import { apply, eventFromAmdCallback, eventFromDialAction, eventFromStatusCallback, type Effect, type TwilioEvent } from './lifecycle'
 import { lateRing } from './late-ring'
+import { onKeypress, onWhisper } from './press-one-steps'
 import type { RestAction, StepContext, StepResult } from './step-types'
 import { hangup, holdForDetection, TRACK_LABELS } from './twiml'
 
@@ -50,6 +51,10 @@ export function runStep(ctx: StepContext, before: CarrierState, step: CallbackSt
       return { state, twiml: voicemailTwiml(ctx.publicUrl, ctx.callId, ctx.plan), actions: [] }
     case 'announced':
       return onAnnounced(ctx, state)
+    case 'whisper':
+      return onWhisper(ctx, state, leg)
+    case 'keypress':
+      return onKeypress(ctx, state, leg, params.Digits, applyEvent)
     case 'recording':
       return onRecording(ctx, state, params)
     case 'transcription':

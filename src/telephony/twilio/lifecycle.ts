@@ -54,14 +54,17 @@ export interface LifecycleState {
   handoverLeg: number | null
   bridgeOver: boolean
   voicemailLeft: boolean
+  /** A leg is taken only by pressing 1 (its keypress step); absent on calls placed before, where answering took it. */
+  pressOne?: boolean
   /** AnsweredBy fax: a voice campaign cannot reach this line (absent on rows saved before it was kept). */
   fax?: boolean
   outcome: CarrierOutcome | null
   durationSeconds: number | null
 }
 
-export function initialState(options: { amdExpected: boolean; legs: number }): LifecycleState {
+export function initialState(options: { amdExpected: boolean; legs: number; pressOne?: boolean }): LifecycleState {
   return {
+    ...(options.pressOne ? { pressOne: true } : {}),
     stage: 'dialing',
     amdExpected: options.amdExpected,
     answeredBy: null,
@@ -188,7 +191,9 @@ function onLegAnswered(state: LifecycleState, leg: number): Step {
 
 function onDialResult(state: LifecycleState, leg: number, dialCallStatus: string): Step {
   if (state.answeredBy !== 'person' || state.bridgeOver || leg !== state.currentLeg) return { state, effects: [] }
-  if (dialCallStatus === 'completed' || dialCallStatus === 'answered') {
+  // With press 1 an answered leg nobody took (no key, another key, a voicemail box) is not a handover: the next person is tried.
+  const taken = state.pressOne ? state.handoverLeg === leg : true
+  if (taken && (dialCallStatus === 'completed' || dialCallStatus === 'answered')) {
     // The person took the call and the bridge has ended: handover (if its own callback was lost), then hang up.
     const effects: Effect[] = state.handoverLeg === null ? [{ type: 'handover', leg }] : []
     return { state: { ...state, handoverLeg: state.handoverLeg ?? leg, bridgeOver: true }, effects: [...effects, { type: 'hang-up' }] }

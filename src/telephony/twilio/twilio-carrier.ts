@@ -1,7 +1,7 @@
 import { logger } from '../../log'
 import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
 import type { CarrierCallRecord, CarrierPorts } from '../ports'
-import { callbackUrl, CALLBACK_STEPS, initialCarrierState, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
+import { callbackUrl, CALLBACK_STEPS, initialCarrierState, LEG_STEPS, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
 import { RECORDING_STATUS_EVENTS, TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
@@ -73,7 +73,7 @@ export class TwilioCarrier implements Carrier {
       return events.ended(request.callId, failedReport(note, 'unavailable'))
     }
     const plan: CallPlan = {
-      to: request.to, from, leadName: request.leadName, agentName: request.agentName, machineDetection: request.machineDetection,
+      to: request.to, from, leadName: request.leadName, campaignName: request.campaignName ?? null, agentName: request.agentName, machineDetection: request.machineDetection,
       record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail, consent: request.record ? (request.consent ?? null) : null,
     }
     warnIfLoopback(this.deps.publicUrl)
@@ -143,7 +143,7 @@ export class TwilioCarrier implements Carrier {
     for (const [name, value] of Object.entries(multi)) params[name] = Array.isArray(value) ? (value[0] ?? '') : value
     if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return refuseCallback(this.deps.metrics, input, 'account')
     this.deps.metrics?.callback(step)
-    const sid = step === 'leg-answered' ? params.ParentCallSid : params.CallSid
+    const sid = LEG_STEPS.has(step) ? params.ParentCallSid : params.CallSid
     let actions: RestAction[] = []
     const reply = this.deps.transaction((): CallbackReply => {
       const current = this.deps.store.get(input.callId)!

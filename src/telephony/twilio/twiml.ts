@@ -73,8 +73,13 @@ export interface BridgeLeg {
    * next leg when nobody picked up, or hangs up when the bridge ended.
    */
   actionUrl: (index: number) => string
-  /** Where the leg's <Number> reports that the person picked up (handover, tth from this moment). */
+  /** Where the leg's <Number> reports that the person picked up (handover, tth from this moment): calls dialed before press 1. */
   legStatusUrl?: (index: number) => string
+  /**
+   * `<Number url>`: TwiML Twilio runs on the person's own leg once they answer, before the two
+   * are connected (twilio.com/docs/voice/twiml/number#attributes-url): the press-1 briefing.
+   */
+  screenUrl?: (index: number) => string
   /** Starts transcription first; only on the first leg (a second <Start> would fork twice). */
   transcription?: TranscriptionStart
   /** Said to the lead while the first person rings. */
@@ -93,12 +98,27 @@ export function bridgeLeg(leg: BridgeLeg): string | null {
   const verbs: string[] = []
   if (leg.index === 0 && leg.transcription) verbs.push(startTranscription(leg.transcription))
   if (leg.index === 0 && leg.greeting) verbs.push(element('Say', {}, escapeXml(leg.greeting)))
-  const number = leg.legStatusUrl
-    ? element('Number', { statusCallbackEvent: 'answered', statusCallback: leg.legStatusUrl(leg.index), statusCallbackMethod: 'POST' }, escapeXml(phone))
-    : element('Number', {}, escapeXml(phone))
+  const number = leg.screenUrl
+    ? element('Number', { url: leg.screenUrl(leg.index), method: 'POST' }, escapeXml(phone))
+    : leg.legStatusUrl
+      ? element('Number', { statusCallbackEvent: 'answered', statusCallback: leg.legStatusUrl(leg.index), statusCallbackMethod: 'POST' }, escapeXml(phone))
+      : element('Number', {}, escapeXml(phone))
   verbs.push(element('Dial', { action: leg.actionUrl(leg.index), method: 'POST', callerId: leg.callerId, timeout: leg.timeoutSeconds, answerOnBridge: true }, number))
   return response(...verbs)
 }
+
+/**
+ * The press-1 briefing on a person's leg: the text inside a one-digit `<Gather>` (the digit goes
+ * to `actionUrl` as `Digits`); no digit before the timeout runs the next verb, `<Hangup/>`, so
+ * the leg ends unbridged (twilio.com/docs/voice/twiml/gather).
+ */
+export function pressOne(text: string, actionUrl: string, timeoutSeconds: number): string {
+  const gather = element('Gather', { input: 'dtmf', numDigits: 1, timeout: timeoutSeconds, action: actionUrl, method: 'POST' }, element('Say', {}, escapeXml(text)))
+  return response(gather, element('Hangup'))
+}
+
+/** Empty TwiML: the `<Number url>` document ends and Twilio connects the two parties. */
+export const connectLeg = (): string => `${XML_HEAD}<Response/>`
 
 export type VoicemailDrop = { audioUrl: string } | { say: string }
 

@@ -50,7 +50,9 @@ export interface EmulatedCall {
   wakers: Set<() => void>
   /** Timers a redirect does not stop (the lead hanging up, AMD, transcript lines); cleared when the call ends. */
   timers: Set<ReturnType<typeof setTimeout>>
-  dial: { legSid: string; action: string | null; answeredAt: number | null; answeredStatus: string } | null
+  dial: { legSid: string; action: string | null; answeredAt: number | null; answeredStatus: string; bridged?: boolean } | null
+  /** Every person's leg rung by a <Dial><Number>: what its <Number url> said to them, the key pressed, whether it was bridged. */
+  legs?: { to: string; heard: string[]; key: string | null; bridged: boolean }[]
   transcription: { url: string; sid: string; seq: number; labels: { inbound_track: string; outbound_track: string } } | null
   /** Notifications held to be sent in shuffled order (the shuffle option). */
   held: { kind: SentCallback['kind']; url: string; params: Record<string, string>; token: string }[]
@@ -62,7 +64,7 @@ export interface EmulatedCall {
 }
 
 export interface SentCallback {
-  kind: 'status' | 'amd' | 'twiml' | 'redirect' | 'action' | 'leg-status' | 'recording' | 'transcription'
+  kind: 'status' | 'amd' | 'twiml' | 'redirect' | 'action' | 'leg-status' | 'recording' | 'transcription' | 'screen' | 'gather'
   callSid: string
   url: string
   params: Record<string, string>
@@ -252,7 +254,7 @@ export class CallEngine {
           const legSid = call.dial?.legSid ?? ''
           call.dial = null
           if (verb.attrs.action) {
-            const next = await this.fetchTwiml(call, 'action', verb.attrs.action, { DialCallStatus: result, DialCallSid: legSid, DialCallDuration: '0' })
+            const next = await this.fetchTwiml(call, 'action', verb.attrs.action, { DialCallStatus: result, DialCallSid: legSid, DialCallDuration: '0', DialBridged: 'false' })
             if (next === null || call.gen !== gen) return
             return this.run(call, next, gen)
           }
@@ -266,6 +268,8 @@ export class CallEngine {
   /**
    * One <Dial><Number>: the SDR's own last two digits decide (02 no answer, 03 busy, 05 failed,
    * 06 canceled, else answers in 2 s; 09 answers and its DialCallStatus at the end is `answered`).
+   * With `<Number url>` the answered leg runs that TwiML first (screen) and is bridged only if it
+   * ends without hanging up; else the Dial ends `completed`, unbridged.
    */
   private async dial(call: EmulatedCall, verb: TwimlNode): Promise<string | null> {
     const number = verb.children.find((c) => c.name === 'Number')
@@ -282,10 +286,78 @@ export class CallEngine {
     if (number.attrs.statusCallback && events.includes('answered')) {
       await this.post(call, 'leg-status', number.attrs.statusCallback, { ...this.base(call), CallSid: call.dial.legSid, ParentCallSid: call.sid, To: number.text.trim(), CallStatus: 'in-progress' })
     }
+    const leg = { to: number.text.trim(), heard: [] as string[], key: null as string | null, bridged: false }
+    ;(call.legs ??= []).push(leg)
+    if (number.attrs.url) {
+      const bridged = await this.screen(call, number.attrs.url, leg)
+      if (bridged === null) return null
+      if (!bridged) return 'completed'
+    }
+    leg.bridged = true
+    call.dial.bridged = true
     if (call.transcription) this.after(call, 1, () => this.transcript(call, 'outbound_track', 'Hi, I can take it from here.'))
     // Bridged until the lead hangs up (end() then reports the leg to the action URL).
     await this.sleep(call, Number.POSITIVE_INFINITY)
     return null
+  }
+
+  /**
+   * A `<Number url>` document on the answered leg, as Twilio runs it before connecting: Say and
+   * Pause take time, a one-digit Gather gets the key the phone's digits script (keyFor), posted
+   * to its action whose TwiML runs next; no key: the Gather times out and the next verb runs.
+   * true: it ended without <Hangup> (bridge); false: the leg hung up; null: the call ended meanwhile.
+   */
+  private async screen(call: EmulatedCall, url: string, leg: { to: string; heard: string[]; key: string | null }): Promise<boolean | null> {
+    const gen = call.gen
+    const params = () => ({ ...this.base(call), CallSid: call.dial!.legSid, ParentCallSid: call.sid, To: leg.to, Called: leg.to, Direction: 'outbound-dial', CallStatus: 'in-progress' })
+    let xml: string | null = await this.legTwiml(call, 'screen', url, params())
+    while (xml !== null) {
+      if (call.gen !== gen || call.endedAt !== null || !call.dial) return null
+      let doc: TwimlNode
+      try {
+        doc = parseTwiml(xml)
+      } catch {
+        return false
+      }
+      let next: string | null = null
+      for (const verb of doc.children) {
+        if (verb.name === 'Hangup') return false
+        if (verb.name === 'Say' || verb.name === 'Play') {
+          if (await this.sleep(call, Math.max(1, verb.text.length / 15))) return null
+          leg.heard.push(verb.text.trim())
+        } else if (verb.name === 'Pause') {
+          if (await this.sleep(call, Number(verb.attrs.length ?? 1) || 1)) return null
+        } else if (verb.name === 'Redirect') {
+          next = await this.legTwiml(call, 'screen', verb.text.trim(), params())
+          if (next === null) return false
+          break
+        } else if (verb.name === 'Gather') {
+          for (const inner of verb.children) {
+            if (inner.name !== 'Say' && inner.name !== 'Play') continue
+            if (await this.sleep(call, Math.max(1, inner.text.length / 15))) return null
+            leg.heard.push(inner.text.trim())
+          }
+          const key = keyFor(leg.to)
+          if (key === null || !verb.attrs.action) {
+            if (await this.sleep(call, Number(verb.attrs.timeout ?? 5) || 5)) return null
+            continue
+          }
+          leg.key = key
+          next = await this.legTwiml(call, 'gather', verb.attrs.action, { ...params(), Digits: key, FinishedOnKey: '' })
+          if (next === null) return false
+          break
+        }
+      }
+      if (next === null) return true
+      xml = next
+    }
+    return false
+  }
+
+  /** A TwiML fetch for a person's leg; an error reply hangs up that leg only (null). */
+  private async legTwiml(call: EmulatedCall, kind: 'screen' | 'gather', url: string, params: Record<string, string>): Promise<string | null> {
+    const reply = await this.post(call, kind, url, params)
+    return reply.status === null || reply.status >= 400 ? null : reply.body
   }
 
   private startTranscription(call: EmulatedCall, url: string, attrs: Record<string, string>): void {
@@ -332,7 +404,7 @@ export class CallEngine {
     call.dial = null
     if (dial?.action) {
       const talked = dial.answeredAt === null ? 0 : Math.round(call.endedAt - dial.answeredAt)
-      await this.post(call, 'action', dial.action, { ...this.base(call), DialCallStatus: dial.answeredAt === null ? 'no-answer' : dial.answeredStatus, DialCallSid: dial.legSid, DialCallDuration: String(talked), DialBridged: String(dial.answeredAt !== null) })
+      await this.post(call, 'action', dial.action, { ...this.base(call), DialCallStatus: dial.answeredAt === null ? 'no-answer' : dial.answeredStatus, DialCallSid: dial.legSid, DialCallDuration: String(talked), DialBridged: String(dial.bridged === true) })
     }
     if (call.transcription) await this.post(call, 'transcription', call.transcription.url, { ...this.transcriptionBase(call), TranscriptionEvent: 'transcription-stopped' })
     await this.status(call, status)
@@ -470,6 +542,16 @@ export class CallEngine {
 }
 
 /** Requests whose reply is TwiML the call runs: never replayed. */
-const TWIML_KINDS = new Set<SentCallback['kind']>(['twiml', 'redirect', 'action'])
+const TWIML_KINDS = new Set<SentCallback['kind']>(['twiml', 'redirect', 'action', 'screen', 'gather'])
+
+/**
+ * The key a person's phone presses at a press-1 Gather, by its last two digits: 11 presses 1,
+ * 12 nothing, 13 presses 2, 14 is a voicemail box (answers, no key). Any other phone that
+ * answers presses 1, so scripts written before press 1 keep their meaning.
+ */
+export function keyFor(phone: string): string | null {
+  const digits = phone.slice(-2)
+  return digits === '12' || digits === '14' ? null : digits === '13' ? '2' : '1'
+}
 
 export const rfc2822 = (d: Date): string => d.toUTCString().replace('GMT', '+0000')
