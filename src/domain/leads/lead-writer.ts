@@ -106,7 +106,7 @@ export function leadWriter(core: LeadCore) {
    * marks them exchange_unknown); so are the rules that close within the window-end margin when
    * the rules alone allow now. Other intake deferrals are not recorded: the reply says why.
    */
-  function noteUnlistedExchange(row: LeadRow, campaign: CheckedLead['campaign']): void {
+  function noteWhyScheduled(row: LeadRow, campaign: CheckedLead['campaign']): void {
     if (row.status !== 'scheduled' || row.dueReason !== 'outside_calling_hours') return
     const reach = core.rules.reachOf(row)
     const now = clock.now()
@@ -129,7 +129,7 @@ export function leadWriter(core: LeadCore) {
     write(principal: Principal, input: LeadInput, checked: CheckedLead, source: LeadSource): LeadRow {
       const callNow = source.callNow && checked.callNow
       const row = checked.existing ? requeue(principal, input, checked, checked.existing, callNow, source) : insert(principal, input, checked, callNow, source)
-      noteUnlistedExchange(row, checked.campaign)
+      noteWhyScheduled(row, checked.campaign)
       return row
     },
   }
