@@ -29,6 +29,16 @@ const VoicemailInput = t.Nullable(
   ]),
 )
 
+// bridge (default): people rung after the answer; power: a waiting seat first; predictive: paced lines per seat (docs/telephony.md).
+const DialMode = t.Union([t.Literal('bridge'), t.Literal('power'), t.Literal('predictive')])
+// Played within 2 s to a person no representative can take: exactly one of say (1-500) or an https audio_url.
+const AbandonMessageInput = t.Nullable(
+  t.Union([
+    t.Object({ say: t.String({ minLength: 1, maxLength: 500 }) }, strict),
+    t.Object({ audio_url: t.String({ minLength: 1, maxLength: 2000 }) }, strict),
+  ]),
+)
+
 const orgFields = {
   name: Name,
   timezone: t.String({ minLength: 1, maxLength: 64 }),
@@ -90,6 +100,9 @@ const campaignFields = {
   // Played before recording where every party must consent: the same two forms as the voicemail.
   recording_notice: VoicemailInput,
   automated_voice: t.Boolean({ description: 'calls play a prerecorded message or an artificial (AI) voice: the automated-call rules apply (default false)' }),
+  dial_mode: DialMode,
+  max_abandon_rate: t.Number({ exclusiveMinimum: 0, maximum: 0.03, description: "the 30-day abandonment rate predictive pacing keeps at or under (default 0.03)" }),
+  abandon_message: AbandonMessageInput,
 }
 
 export const CreateCampaignBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(campaignFields), ['name']))], strict)
@@ -97,7 +110,8 @@ export const PatchCampaignBody = t.Partial(t.Object(campaignFields), strict)
 /** An owner's change in the console: these fields, each under the same schema as here. */
 export const CampaignSettingsBody = t.Partial(
   t.Object({ lines: campaignFields.lines, sdrs: campaignFields.sdrs, closers: campaignFields.closers, calling_hours: campaignFields.calling_hours, voicemail: campaignFields.voicemail,
-    recording_notice: campaignFields.recording_notice }),
+    recording_notice: campaignFields.recording_notice, dial_mode: campaignFields.dial_mode, max_abandon_rate: campaignFields.max_abandon_rate,
+    abandon_message: campaignFields.abandon_message }),
   strict,
 )
 
@@ -174,6 +188,9 @@ export const presentAdminCampaign = (c: CampaignRow) => ({
   voicemail: c.voicemail,
   recording_notice: c.recordingNotice,
   automated_voice: c.automatedVoice,
+  dial_mode: c.dialMode,
+  max_abandon_rate: c.maxAbandonRate,
+  abandon_message: c.abandonMessage,
   created: iso(c.created),
   updated: iso(c.updated),
 })

@@ -294,5 +294,25 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nALTER TABLE `calls` ADD `recording_consent` text;",
       "\nALTER TABLE `dnc_registry_imports` ADD `list` text DEFAULT 'national' NOT NULL;"
     ]
+  },
+  {
+    "tag": "0021_abandonment_ledger_and_seats",
+    "folderMillis": 1795807290550,
+    "hash": "ec5c887176da91ba64adea54293a71705729a96a2a9ec370a05de581558d5ad7",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `seats` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`campaign_id` text NOT NULL,\n\t`person_id` text NOT NULL,\n\t`name` text NOT NULL,\n\t`role` text NOT NULL,\n\t`phone` text NOT NULL,\n\t`state` text NOT NULL,\n\t`carrier` text NOT NULL,\n\t`carrier_call_id` text,\n\t`conference_sid` text,\n\t`lead_call_id` text,\n\t`carrier_state` text NOT NULL,\n\t`ended_reason` text,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\t`seated_at` integer,\n\t`ended_at` integer,\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`campaign_id`) REFERENCES `campaigns`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `seats_campaign` ON `seats` (`campaign_id`,`state`,`id`);",
+      "\nCREATE INDEX `seats_org` ON `seats` (`org_id`,`state`);",
+      "\nCREATE UNIQUE INDEX `seats_carrier_call` ON `seats` (`carrier_call_id`);",
+      "\nCREATE INDEX `seats_lead_call` ON `seats` (`lead_call_id`);",
+      "\nALTER TABLE `campaigns` ADD `dial_mode` text DEFAULT 'bridge' NOT NULL;",
+      "\nALTER TABLE `campaigns` ADD `max_abandon_rate` real DEFAULT 0.03 NOT NULL;",
+      "\nALTER TABLE `campaigns` ADD `abandon_message` text;",
+      "\nALTER TABLE `calls` ADD `answered_at` integer;",
+      "\nALTER TABLE `calls` ADD `connected_at` integer;",
+      "\nALTER TABLE `calls` ADD `abandoned` integer;",
+      "\nCREATE INDEX `calls_ledger` ON `calls` (`campaign_id`,`answered_at`) WHERE answered_at IS NOT NULL;"
+    ]
   }
 ]

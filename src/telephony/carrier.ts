@@ -28,6 +28,10 @@ export interface DialRequest {
    */
   consent?: ConsentNotice | null
   leadName: string | null
+  /** bridge (default): people are rung after the answer; power/predictive: the answer joins a waiting seat's conference (absent: bridge). */
+  dialMode?: 'bridge' | 'power' | 'predictive'
+  /** Played within 2 s to a person no seat can take (power, predictive); 9 opts out. */
+  abandonMessage?: Voicemail | null
   /** Said to each person the bridge rings, with the lead's name, before they press 1 (absent: not named). */
   campaignName?: string
   /** The person who takes a handover, for the transcript's agent lines. */
@@ -78,6 +82,17 @@ export interface CallEvents {
   transcribed(callId: string, lines: TranscriptLine[]): void
   /** The recording is stored and can be served (it may come after the end). */
   recorded(callId: string): void
+  /**
+   * The abandonment ledger (src/domain/calls/ledger.ts). A person answered (AMD human or unknown,
+   * or any answer when detection is off): `at` is the carrier's answer instant (unix ms), told
+   * once the answering party is known to be a person (with detection, some seconds later).
+   */
+  personAnswered?(callId: string, at: number): void
+  /**
+   * A representative reached the person at `at`: bridged after press 1, or the person joined a
+   * waiting seat's conference (or the AI seat's first audio). Told once; later ones change nothing.
+   */
+  connected?(callId: string, at: number): void
   /** The recording notice finished playing at `at` (unix ms): recording may start from then. */
   announced?(callId: string, at: number): void
   /**

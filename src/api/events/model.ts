@@ -63,6 +63,16 @@ export const eventObjects: Record<EventType, { object: 'lead' | 'call'; extra?: 
     object: 'lead',
     extra: t.Object({ callback: t.Object({ at: DateTime, timezone: t.String({ description: "the lead's time zone name" }) }) }),
   },
+  'call.supervised': {
+    object: 'call',
+    extra: t.Object({
+      supervision: t.Object({
+        mode: t.Union([t.Literal('listen'), t.Literal('whisper'), t.Literal('barge')]),
+        phone: t.String({ description: 'the supervisor\'s phone (E.164) called into the conference' }),
+        at: DateTime,
+      }),
+    }),
+  },
 }
 
 /** What sends each event type (spec "Events", Types: Sent when). */
@@ -78,4 +88,5 @@ export const eventSummaries: Record<EventType, string> = {
   'handover.accepted': 'A person took the call; `handled_by` names them, `tth_seconds` is the time from intent.',
   'voicemail.left': 'A voicemail was delivered (confirmed after the call).',
   'callback.booked': 'A callback time was booked (`callback`).',
+  'call.supervised': 'A supervisor was called into the live call (`supervision.mode`: listen, whisper or barge); admin API or console.',
 }

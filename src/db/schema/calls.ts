@@ -66,6 +66,12 @@ export const calls = sqliteTable(
     /** A person took the call: the outcome is theirs to file, by this time or it becomes other. */
     outcomeDueAt: integer('outcome_due_at'),
     carrier: text('carrier').notNull(),
+    /** Abandonment ledger (47 CFR 64.1200(a)(7)): the carrier's answer of a call a person answered (unix ms); null otherwise. */
+    answeredAt: integer('answered_at'),
+    /** A representative bridged or in the conference (or the AI seat's first audio); null until then. */
+    connectedAt: integer('connected_at'),
+    /** No connection within 2 s of answered_at (a lead who hung up inside the 2 s is not); null until decided or when no person answered. */
+    abandoned: integer('abandoned', { mode: 'boolean' }),
     /** Set once the usage count has added this ended call to the rollups. */
     usageCounted: integer('usage_counted', { mode: 'boolean' }).notNull().default(false),
   },
@@ -79,6 +85,8 @@ export const calls = sqliteTable(
     // The daily retention purge reads recorded calls by end time.
     index('calls_recorded').on(t.ended).where(sql`recording_available = 1`),
     // The usage count reads ended calls it has not counted yet (a small index: counted calls leave it).
+    // The abandonment report reads a campaign's person-answered calls by answer time.
+    index('calls_ledger').on(t.campaignId, t.answeredAt).where(sql`answered_at IS NOT NULL`),
     index('calls_uncounted').on(t.id).where(sql`status = 'ended' AND usage_counted = 0`),
   ],
 )

@@ -39,6 +39,12 @@ export const campaigns = sqliteTable(
     automatedVoice: integer('automated_voice', { mode: 'boolean' }).notNull().default(false),
     /** Played after the answer, before recording starts, where a state of the lead requires all-party consent; null: the default sentence. */
     recordingNotice: text('recording_notice', { mode: 'json' }).$type<Voicemail>(),
+    /** bridge: people are rung after the answer; power: a waiting seat first; predictive: more lines than seats, paced (docs/telephony.md). */
+    dialMode: text('dial_mode', { enum: ['bridge', 'power', 'predictive'] }).notNull().default('bridge'),
+    /** The 30-day abandonment rate the predictive pacing keeps under (0 < rate <= 0.03). */
+    maxAbandonRate: real('max_abandon_rate').notNull().default(0.03),
+    /** Played within 2 s to a person no representative can take (power, predictive): say or audio_url. */
+    abandonMessage: text('abandon_message', { mode: 'json' }).$type<Voicemail>(),
     created: integer('created').notNull(),
     updated: integer('updated').notNull(),
   },

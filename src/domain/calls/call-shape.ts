@@ -51,6 +51,12 @@ export const AdminCall = t.Composite([
     carrier: t.String(),
     /** Null where no state of the lead asked for all-party consent, or the organization does not record. */
     recording_consent: Nullable(RecordingConsentShape),
+    /** The abandonment ledger (issue 28): the carrier's answer of a call a person answered, */
+    answered_at: Nullable(DateTime),
+    /** when a representative (or the AI seat) was connected, */
+    connected_at: Nullable(DateTime),
+    /** and whether the person waited more than 2 s for one (null: no person answered, or not decided yet). */
+    abandoned: Nullable(t.Boolean()),
   }),
 ])
 export type AdminCall = Static<typeof AdminCall>

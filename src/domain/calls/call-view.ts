@@ -35,7 +35,10 @@ export function callView(row: CallViewRow, lead: CallLead | undefined): Call {
 
 /** The operator's view: the Call object, its organization, carrier and recording consent (announced_at as an ISO time). */
 export function adminCallView(row: CallRow, lead: CallLead | undefined): AdminCall {
-  return { ...callView(row, lead), org_id: row.orgId, carrier: row.carrier, recording_consent: consentView(row) }
+  return {
+    ...callView(row, lead), org_id: row.orgId, carrier: row.carrier, recording_consent: consentView(row),
+    answered_at: isoOrNull(row.answeredAt), connected_at: isoOrNull(row.connectedAt), abandoned: row.abandoned,
+  }
 }
 
 /** A call's recording consent as served (admin API, console): announced_at as an ISO time. */
