@@ -16,6 +16,7 @@ import { exportStore } from './export-store'
 import { usageStore } from './usage-store'
 import { webhookStore } from './webhook-store'
 import { registryStore } from './registry-store'
+import { ledgerStore } from './ledger-store'
 
 /** Every data-access module over one open database, plus its unit-of-work helper. */
 export function createStores(database: DatabaseHandle) {
@@ -42,6 +43,7 @@ export function createStores(database: DatabaseHandle) {
     exports: exportStore(db, database.sqlite),
     registry: registryStore(database.sqlite, database.standalone),
     imports: importStore(db),
+    ledger: ledgerStore(database.sqlite),
   }
 }
 

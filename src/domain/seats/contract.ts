@@ -16,6 +16,15 @@ export interface SeatBoard {
   end(campaignId: string, seatId: string): Seat
   /** Seats waiting now, free for a lead (the dialer's pacing). */
   waiting(campaignId: string): number
+  /** Seats of the campaign with a lead now (state on_call): the dialer counts lead lines not yet with a seat. */
+  onCall(campaignId: string): number
+  /**
+   * At a lead's answer (power, predictive), inside the caller's transaction: a waiting seat of the
+   * campaign becomes on_call with this lead call; null when none waits (the abandon message plays).
+   */
+  claim(campaignId: string, leadCallId: string, at: number): { seatId: string; conference: string; person: { id: string; name: string; role: 'sdr' | 'closer' } } | null
+  /** The lead call left the seat's conference (or never joined): the seat waits again (unless ended) and the dialer is pumped. */
+  release(leadCallId: string, at: number): void
   /** The seat a live lead call is with: its conference is where a supervisor joins. */
   ofCall(callId: string): { seatId: string; conference: string; conferenceSid: string | null; carrierCallId: string | null; personName: string } | null
 }
