@@ -1,5 +1,8 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { adminRoutes } from './admin/routes'
+import { abandonmentRoutes } from './admin/abandonment-routes'
+import { superviseRoutes } from './admin/supervise-routes'
+import { seatRoutes } from './admin/seat-routes'
 import { callRoutes, recordingRoutes } from './api/calls/routes'
 import { campaignRoutes } from './api/campaigns/routes'
 import { dncRoutes } from './api/dnc/routes'
@@ -35,6 +38,9 @@ export function createApp(s: Services) {
     .use(consolePages())
     .group(EXTERNAL_PREFIX, (api) => api.use(campaignRoutes(s)).use(leadRoutes(s)).use(callRoutes(s)).use(dncRoutes(s)).use(eventRoutes(s)).use(webhookRoutes(s)).use(usageRoutes(s)).use(exportRoutes(s)))
     .use(adminRoutes(s))
+    .use(abandonmentRoutes(s))
+    .use(superviseRoutes(s))
+    .use(seatRoutes(s))
   if (!s.config.checkReplies) skipReplyChecks(app)
   keepBodylessRoutesSync(app)
   return app

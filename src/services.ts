@@ -11,15 +11,9 @@ import { dncService, type DncService } from './domain/dnc/dnc-service'
 import { nationalRegistry, type NationalRegistryService } from './domain/dnc/national-registry'
 import { eventLog, type EventLog } from './domain/events/event-log'
 import { leadService, type LeadService } from './domain/leads/lead-service'
-import { callService, type CallService } from './domain/calls/call-service'
 import { callActivity, HandleTimes } from './domain/calls/call-activity'
-import { Dialer } from './domain/calls/dialer'
-import { signedLinks, type SignedLinks } from './domain/links/signed-links'
 import type { Carrier } from './telephony/carrier'
 import type { OpenedSettings } from './telephony/ports'
-import { carrierList, carrierRules, createCarriers, DEFAULT_CARRIER, type CarrierSet } from './telephony/registry'
-import { carrierDirectory } from './domain/calls/carrier-choice'
-import { recordingFiles } from './domain/calls/recording-files'
 import { eventQueries, type EventQueries } from './domain/events/event-queries'
 import { DeliveryWorker } from './domain/webhooks/delivery-worker'
 import { httpTransport, type WebhookTransport } from './domain/webhooks/transport'
@@ -41,7 +35,15 @@ import { ACCOUNT_WINDOW_MS, guessGuard, type GuessGuard } from './domain/access/
 import { FakeClock, systemClock, type Clock } from './jobs/clock'
 import { FakeScheduler, RealScheduler, type Scheduler } from './jobs/scheduler'
 import { logger } from './log'
+import type { CallService } from './domain/calls/call-service'
+import type { AbandonmentReports } from './domain/calls/abandonment-report'
+import type { Supervisions } from './domain/calls/supervision'
+import type { Dialer } from './domain/calls/dialer'
+import type { SignedLinks } from './domain/links/signed-links'
+import type { SeatBoardService } from './domain/seats/seat-board'
+import { carrierList, carrierRules, type CarrierSet } from './telephony/registry'
 import { bootAndSchedule } from './wiring/boot-and-jobs'
+import { wireCalling } from './wiring/calling'
 import { wireSubscriptions } from './wiring/subscriptions'
 
 /** Everything a running service holds: database, clock, domain services, limits and jobs. */
@@ -68,6 +70,12 @@ export interface Services {
   readonly leads: LeadService
   readonly calls: CallService
   readonly dialer: Dialer
+  /** Each campaign's abandonment record (admin API, CLI, console). */
+  readonly abandonment: AbandonmentReports
+  /** Supervisors called into live calls' seat conferences (admin API, CLI, console). */
+  readonly supervision: Supervisions
+  /** Seats of power/predictive campaigns (admin API, CLI, console, the dialer's pacing, the carrier's answers). */
+  readonly seats: SeatBoardService
   /** The default carrier (the simulator): test keys, and live keys of organizations without a carrier. */
   readonly carrier: Carrier
   /** Every carrier of the registry (src/telephony/registry.ts), by kind; the app mounts their callback routes. */
@@ -179,33 +187,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     imports,
     windowEndMarginMs: config.windowEndMarginSeconds * 1000, tollFree: config.tollFree,
   })
-  const recordings = recordingFiles(config.dataDir)
-  const carrierSet = createCarriers({
-    store: stores.carrierCalls,
-    transaction,
-    afterDurable: stores.afterDurable,
-    settingsOf: (orgId) => openedCarrierOf(orgs, orgId),
-    recordings,
-    clock,
-    scheduler,
-    publicUrl: config.publicUrl,
-    simSpeed: config.simSpeed,
-    metrics: metrics.carrier,
-    kindInUse: (kind) => stores.orgs.hasCarrierKind(kind),
+  const { recordings, carrierSet, carrier, carriers, links, calls, seats, dialer, supervision, abandonment } = wireCalling({
+    config, stores, orgs, dnc, events, leads, queues, handleTimes, clock, scheduler, metrics, autoDial: options.autoDial ?? true,
+    openedCarrierOf: (orgId) => openedCarrierOf(orgs, orgId),
   })
-  const carrier = carrierSet[DEFAULT_CARRIER]
-  const carriers = carrierDirectory({
-    carriers: carrierSet,
-    fallback: carrier,
-    // Without opening a secret: its kind, caller IDs and detection are all a dial decides with.
-    settingsOf: (orgId) => orgs.dialSettings(orgId),
-  })
-  const links = signedLinks(stores.settings, config.publicUrl)
-  const calls = callService({
-    stores, leads, dnc, events, carriers, clock, scheduler, links,
-    onOutcome: (outcome) => metrics.calls.inc(outcome),
-  })
-  const dialer = new Dialer({ stores, queues, leads, calls, handleTimes, clock, scheduler }, options.autoDial ?? true)
 
   const webhooks = webhookService({
     stores, clock, allowPrivate: config.webhookAllowPrivate, resolve: options.webhookResolver, apiVersion: config.apiVersion,
@@ -232,12 +217,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   for (const name of scheduler.jobNames()) metrics.job(name)
 
   return {
-    config,
-    database,
-    stores,
-    clock,
-    scheduler,
-    fakeScheduler,
+    config, database, stores, clock, scheduler, fakeScheduler,
     adminToken: operatorToken,
     accounts,
     sessions,
@@ -252,6 +232,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     leads,
     calls,
     dialer,
+    abandonment,
+    supervision,
+    seats,
     carrier,
     carriers: carrierSet,
     links,

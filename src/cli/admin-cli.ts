@@ -121,6 +121,13 @@ export function parseAdmin(args: string[]): AdminInvocation {
     path = path.replace(':id', encodeURIComponent(id))
     if (noun) object = { noun, id }
   }
+  // A second positional (`seat end CAMPAIGN_ID SEAT_ID`): the API's 404 message says which one is unknown.
+  if (path.includes(':seat')) {
+    const seat = positional.shift()
+    if (!seat) throw new CliError(`dialer admin ${name} needs ${command.arg}`, EXIT.usage, usage)
+    path = path.replace(':seat', encodeURIComponent(seat))
+    object = null
+  }
   if (path.includes(':org')) {
     const org = flags.get('org')
     if (!org) throw new CliError(`--org ORG_ID is required for dialer admin ${name}`, EXIT.usage, usage)

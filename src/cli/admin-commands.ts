@@ -45,7 +45,7 @@ const campaignFields: Record<string, FieldKind> = {
   name: 'string', status: 'string', lines: 'int', sdrs: 'people', closers: 'people', requires_consent: 'bool',
   call_now_default: 'bool', late_minutes: 'int', calling_hours: 'json', max_attempts: 'int', retry_minutes: 'int',
   duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number', voicemail: 'json',
-  recording_notice: 'json', automated_voice: 'bool',
+  recording_notice: 'json', automated_voice: 'bool', dial_mode: 'string', max_abandon_rate: 'number', abandon_message: 'json',
 }
 const listQuery = ['limit', 'starting_after']
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
@@ -116,6 +116,25 @@ export const COMMANDS: Record<string, Command> = {
     method: 'GET', path: '/campaigns/:id/retired_numbers', arg: 'CAMPAIGN_ID', query: listQuery, summary: "List a campaign's retired numbers.",
     example: `dialer admin campaign retired-numbers ${CAMPAIGN}`,
   },
+  'campaign abandonment': {
+    method: 'GET', path: '/campaigns/:id/abandonment', arg: 'CAMPAIGN_ID', query: ['days'],
+    summary: "A campaign's abandonment record: live calls a person answered and those nobody reached within 2 s, day by day (--days 1-90, default 30).",
+    example: `dialer admin campaign abandonment ${CAMPAIGN} --days 7`,
+  },
+  'seat add': {
+    method: 'POST', path: '/campaigns/:id/seats', arg: 'CAMPAIGN_ID', fields: { name: 'string', phone: 'string' }, required: ['name', 'phone'],
+    summary: "Seat a person of a power or predictive campaign: their phone (one of the campaign's SDRs or closers) is called and they press 1 to sit.",
+    note: 'The organization needs a live Twilio carrier with a caller ID. The seat reads calling until they press 1, then waiting (list shows it).',
+    example: `dialer admin seat add ${CAMPAIGN} --name "Ada Park" --phone +13125550111`,
+  },
+  'seat list': {
+    method: 'GET', path: '/campaigns/:id/seats', arg: 'CAMPAIGN_ID', query: listQuery, summary: "List a campaign's seats and their state, newest first, ended ones too.",
+    example: `dialer admin seat list ${CAMPAIGN}`,
+  },
+  'seat end': {
+    method: 'DELETE', path: '/campaigns/:id/seats/:seat', arg: 'CAMPAIGN_ID SEAT_ID', summary: "End a seat: its person's call is hung up.",
+    example: `dialer admin seat end ${CAMPAIGN} 0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5f`,
+  },
   'job list': { method: 'GET', path: '/jobs', summary: 'List the periodic jobs.', example: 'dialer admin job list' },
   'job run': { method: 'POST', path: '/jobs/:id/run', arg: 'JOB_NAME', summary: 'Run a periodic job now.', example: 'dialer admin job run retention_purge' },
   'lead import': {
@@ -128,6 +147,12 @@ export const COMMANDS: Record<string, Command> = {
   'call get': {
     method: 'GET', path: '/calls/:id', arg: 'CALL_ID', summary: 'Show one call as the API serves it, with its carrier and recording consent.',
     example: `dialer admin call get ${CALL}`,
+  },
+  'call supervise': {
+    method: 'POST', path: '/calls/:id/supervise', arg: 'CALL_ID', fields: { mode: 'string', phone: 'string' }, required: ['mode', 'phone'],
+    summary: "Call a supervisor's phone into a live call's seat conference: --mode listen (muted), whisper (only the seat's person hears) or barge.",
+    note: 'Only a live Twilio call in a seat\'s conference (power and predictive campaigns, or a lead calling back into a waiting seat); else not_found.',
+    example: `dialer admin call supervise ${CALL} --mode listen --phone +13125550160`,
   },
   'import get': { method: 'GET', path: '/imports/:id', arg: 'IMPORT_ID', summary: 'Show one lead CSV import: running, done or interrupted, and its row counts.', example: `dialer admin import get ${IMPORT}` },
   'import list': { method: 'GET', path: '/orgs/:org/imports', query: listQuery, summary: "List an organization's lead CSV imports, newest first.", example: `dialer admin import list --org ${ORG}` },
@@ -160,7 +185,10 @@ export const FLAG_NOTES: Record<string, string> = {
   recording_retention_days: 'days call recordings are kept (1 to 3650, default 90)',
   voicemail: 'dropped on answering machines: {"audio_url":"https://..."} or {"say":"..."}; null = none',
   recording_notice: 'played before recording where every party must consent: {"say":"..."} or {"audio_url":"https://..."}; null = "This call may be recorded."',
-  mode: 'live or test',
+  dial_mode: 'bridge (default: people rung after the answer), power (a waiting seat first) or predictive (paced lines per seat)',
+  max_abandon_rate: 'the 30-day abandonment rate predictive pacing keeps at or under (above 0, at most 0.03; default 0.03)',
+  abandon_message: 'played within 2 s when no seat can take a person who answers: {"say":"..."} (1-500) or {"audio_url":"https://..."}; power and predictive need one',
+  mode: 'live or test (key create); listen, whisper or barge (call supervise)',
   permissions: 'e.g. leads:write,leads:read (default: every permission)',
   campaign_ids: 'campaigns the key may use; null = all',
   max_concurrent: 'requests in flight at once (1 to 50)',
@@ -214,7 +242,7 @@ export const KIND_TYPES: Record<FieldKind, string> = {
 
 /** Types more telling than the kind's, in help. */
 export const FLAG_TYPES: Record<string, string> = {
-  mode: 'live|test', status: 'STATUS', phone: 'PHONE', timezone: 'ZONE', expires_at: 'TIME|null', now: 'TIME',
+  mode: 'MODE', status: 'STATUS', phone: 'PHONE', timezone: 'ZONE', expires_at: 'TIME|null', now: 'TIME',
 }
 
 /** What a 404 on the path's first id is "no ... of": from the path segment before it. */

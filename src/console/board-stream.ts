@@ -23,7 +23,9 @@ interface OrgBoard {
 
 const encoder = new TextEncoder()
 
-export function boardHub(deps: { board: (orgId: string) => unknown; at: () => string; everyMs: number; timers?: boolean }) {
+/** `event`: the name of each message (the campaign board's `campaigns`, the floor view's `floor`). */
+export function boardHub(deps: { board: (orgId: string) => unknown; at: () => string; everyMs: number; timers?: boolean; event?: string }) {
+  const event = deps.event ?? 'campaigns'
   const orgs = new Map<string, OrgBoard>()
   let computed = 0
 
@@ -31,7 +33,7 @@ export function boardHub(deps: { board: (orgId: string) => unknown; at: () => st
     const now = performance.now()
     if (!fresh && entry.message && now - entry.madeAt < deps.everyMs) return entry.message
     computed++
-    entry.message = encoder.encode(`event: campaigns\ndata: ${JSON.stringify({ data: deps.board(orgId), at: deps.at() })}\n\n`)
+    entry.message = encoder.encode(`event: ${event}\ndata: ${JSON.stringify({ data: deps.board(orgId), at: deps.at() })}\n\n`)
     entry.madeAt = now
     return entry.message
   }

@@ -20,12 +20,15 @@ const present = (c: CampaignRow): CampaignSettings => ({
   calling_hours: { start: c.callingHoursStart, end: c.callingHoursEnd },
   voicemail: c.voicemail,
   recording_notice: c.recordingNotice,
+  dial_mode: c.dialMode,
+  max_abandon_rate: c.maxAbandonRate,
+  abandon_message: c.abandonMessage,
   updated: iso(c.updated),
 })
 
 /**
  * A campaign's settings in the console, for its owners: lines, SDRs and closers with their
- * phones, calling hours and voicemail, under the admin API's rules (the campaign service's
+ * phones, calling hours, voicemail and dial mode, under the admin API's rules (the campaign service's
  * update; the same body schema). People's phone numbers are read only by who may change them.
  */
 export const consoleCampaignSettingsRoutes = (s: Services) =>

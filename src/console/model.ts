@@ -118,6 +118,11 @@ export const CampaignSettings = t.Object({
   voicemail: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
   /** Played before recording where every party must consent; null: "This call may be recorded." */
   recording_notice: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
+  /** bridge, power or predictive (docs/telephony.md "Dial modes"). */
+  dial_mode: t.Union([t.Literal('bridge'), t.Literal('power'), t.Literal('predictive')]),
+  max_abandon_rate: t.Number(),
+  /** Played within 2 s to a person no seat can take (power, predictive). */
+  abandon_message: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
   updated: DateTime,
 })
 export type CampaignSettings = Static<typeof CampaignSettings>

@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia'
 import { localDateOf, zonedTime } from '../domain/calling-hours/calling-window'
-import { requireConsole } from '../domain/console/console-access'
 import { OUTCOMES, outcomeLabel } from '../domain/outcomes'
 import type { ConsoleSession } from '../domain/console/sessions'
 import { ApiError } from '../errors'
@@ -19,9 +18,11 @@ import { consolePeopleRoutes } from './people-routes'
 import { consoleUsageRoutes } from './usage-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
 import { campaignIsAutomated } from '../domain/campaigns/automated'
-import { boardHub, type BoardSubscriber } from './board-stream'
+import { boardHub } from './board-stream'
+import { hubStream } from './stream-route'
+import { consoleFloorRoutes } from './floor-routes'
+import { consoleSeatRoutes } from './seat-routes'
 import { ConsoleLimiter } from './console-limits'
-import { cookieOf } from '../http/console-door'
 import { assertDeclared, capabilitiesOf, consoleContext, sessionOf } from './context'
 import { BoardReply, CampaignStatusReply, SessionReply, SignedOutReply } from './model'
 
@@ -91,6 +92,8 @@ export const consoleRoutes = (s: Services) => {
     .use(consoleKeyEventRoutes(s))
     .use(consoleUsageRoutes(s))
     .use(consolePeopleRoutes(s))
+    .use(consoleSeatRoutes(s))
+    .use(consoleFloorRoutes(s, limits))
     .post('/session', async ({ body, request, set }) => {
       // Budgets per address and per account (guess-guard.ts): over either, nothing is checked.
       const client = stateOf(request)!.clientAddress()
@@ -129,54 +132,8 @@ export const consoleRoutes = (s: Services) => {
       params: orgParams, console: 'campaigns:read', response: { 200: BoardReply }, detail: hide,
     })
     // The reply is a stream of BoardReply messages (board-stream.ts), not one JSON body.
-    .get('/orgs/:org/campaigns/stream', ({ request, params, session: opened }) => {
-      const token = cookieOf(request.headers.get('cookie'), sessionCookieName(s.config.publicUrl)) ?? ''
-      const role = opened.identity.kind === 'user' ? opened.identity.user.role : 'operator'
-      // Each tick the session must still hold (not a touch: a stream is not the person's activity),
-      // with the same role and still allowed to read campaigns in this organization.
-      const stillAllowed = () => {
-        const now = s.sessions.resolve(token, false)
-        if (!now || now.tokenHash !== opened.tokenHash) return false
-        if ((now.identity.kind === 'user' ? now.identity.user.role : 'operator') !== role) return false
-        // Throws when it no longer holds; the hub ends the stream then (board-stream.ts).
-        requireConsole(now, s.stores.orgs.get(params.org), 'campaigns:read')
-        return true
-      }
-      limits.openStream(opened.tokenHash)
-      let unsubscribe: (() => void) | null = null
-      let ended = false
-      const stream = new ReadableStream<Uint8Array>({
-        start(controller) {
-          const subscriber: BoardSubscriber = {
-            stillAllowed,
-            send(bytes) {
-              try {
-                controller.enqueue(bytes)
-                return true
-              } catch {
-                return false
-              }
-            },
-            end() {
-              if (ended) return
-              ended = true
-              limits.closeStream(opened.tokenHash)
-              try {
-                controller.close()
-              } catch {
-                // already closed (the client went away)
-              }
-            },
-          }
-          unsubscribe = boards.subscribe(params.org, subscriber)
-          request.signal.addEventListener('abort', () => unsubscribe?.())
-        },
-        cancel() {
-          unsubscribe?.()
-        },
-      })
-      return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' } })
-    }, { params: orgParams, console: 'campaigns:read', detail: hide })
+    .get('/orgs/:org/campaigns/stream', ({ request, params, session: opened }) =>
+      hubStream(s, limits, boards, { request, orgId: params.org, opened, requirement: 'campaigns:read' }), { params: orgParams, console: 'campaigns:read', detail: hide })
     .post('/orgs/:org/campaigns/:id/pause', ({ params, who }) => ({ data: { id: params.id, status: s.campaigns.pause(who, params.id) } }), {
       params: campaignParams, console: 'campaigns:write', response: { 200: CampaignStatusReply }, detail: hide,
     })

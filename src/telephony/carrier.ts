@@ -16,6 +16,8 @@ export interface BridgePerson {
 export interface DialRequest {
   callId: string
   orgId: string
+  /** The call's campaign: power/predictive answers claim one of its seats (absent: none). */
+  campaignId?: string
   /** E.164 */
   to: string
   livemode: boolean
@@ -59,12 +61,19 @@ export interface CallReport {
   callbackAt: number | null
   /** The lead asked not to be called again. */
   optOut: boolean
+  /**
+   * The DNC entry's source when `optOut` (or outcome dnc) lists the number: the AI on the call
+   * (absent), or `outcome` when the lead pressed 9 at the abandon message.
+   */
+  dncSource?: 'ai' | 'outcome'
   durationSeconds: number
   /** Lines known at the end (a carrier may also send them as they come: CallEvents.transcribed). */
   transcript: TranscriptLine[]
   recorded: boolean
   /** Set when the carrier, not the number, failed the call (the dialer holds the campaign's lines after 'throttled'). */
   carrierFault?: CarrierFault
+  /** When the call ended (unix ms), for a report told later (after its recording came); absent: when told. */
+  endedAt?: number
 }
 
 /**
@@ -105,6 +114,31 @@ export interface CallEvents {
   ringing?(callId: string): boolean
 }
 
+/** A supervisor's phone called into a live call's seat conference (POST /admin/calls/{id}/supervise). */
+export interface SuperviseRequest {
+  callId: string
+  orgId: string
+  /** listen: muted; whisper: coaching the seat's person (only they hear); barge: a full participant. */
+  mode: 'listen' | 'whisper' | 'barge'
+  /** E.164. */
+  phone: string
+  /** The seat's conference by name (`seat-<id>`) and, once the carrier named it, its own id. */
+  conference: string
+  conferenceSid: string | null
+  /** The seat's own leg at the carrier: the call a whisper coaches. */
+  seatCallId: string | null
+}
+
+/** A seat's own leg (power, predictive): the campaign's person called to sit in their conference. */
+export interface SeatLegRequest {
+  seatId: string
+  orgId: string
+  /** E.164: the person's phone. */
+  to: string
+  /** E.164: the organization's caller ID the person sees. */
+  from: string
+}
+
 /** A call the process was running when it stopped (boot reconciliation). */
 export interface OpenCall {
   id: string
@@ -134,4 +168,13 @@ export interface Carrier {
   connect?(events: CallEvents): void
   /** The service is closing: replies that come later are dropped. */
   stop?(): void
+  /** Calls a supervisor into a live call's seat conference; called once `call.supervised` is durable. Absent: the carrier has no conferences. */
+  supervise?(request: SuperviseRequest): void
+  /**
+   * Calls a seat's person (its row is committed and read through the carrier's `seatLegs` port);
+   * a leg that cannot be placed ends the seat (failed). Absent: the carrier has no seats.
+   */
+  placeSeat?(request: SeatLegRequest): void
+  /** Hangs up a seat's leg (the seat has ended already); a leg not yet named by the carrier is hung up once it is. */
+  endSeat?(seat: { seatId: string; orgId: string; carrierCallId: string | null }): void
 }

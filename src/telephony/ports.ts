@@ -1,5 +1,7 @@
 import type { Clock } from '../jobs/clock'
 import type { Scheduler } from '../jobs/scheduler'
+import type { SeatBoard } from '../domain/seats/contract'
+import type { BridgePerson } from './carrier'
 
 /**
  * What a carrier is given by the service (src/services.ts wires it): telephony declares the
@@ -31,7 +33,32 @@ export interface CarrierCallPort {
   update(callId: string, changes: Partial<Pick<CarrierCallRecord, 'carrierCallId' | 'state' | 'open' | 'updated'>>): void
   /** Open calls not updated since `before` (a watchdog asks the carrier about them). */
   openSince(before: number, limit: number): CarrierCallRecord[]
+  /** The call the carrier knows by this id (an incoming call's callbacks carry only it). */
+  bySid?(carrierCallId: string): CarrierCallRecord | undefined
 }
+
+/**
+ * An incoming call to one of an organization's numbers (src/domain/calls/inbound-calls.ts),
+ * inside the carrier's transaction: the caller is a lead (recognised by number, the newest lead
+ * of the organization with it) whose inbound call row is written now, or unknown (a message).
+ */
+export interface InboundCallPort {
+  open(orgId: string, call: { from: string; to: string }): InboundOpened
+}
+
+export type InboundOpened =
+  | { kind: 'unknown'; message: string }
+  | {
+    kind: 'lead'
+    callId: string
+    campaignId: string
+    leadName: string | null
+    campaignName: string
+    /** Who the transcript names on our side until someone takes the call. */
+    agentName: string
+    /** The campaign's people the press-1 bridge rings when no seat waits. */
+    bridge: BridgePerson[]
+  }
 
 /** Where a carrier keeps the recordings it downloads (implemented by src/domain/calls/recording-files.ts). */
 export interface RecordingStorage {
@@ -57,6 +84,37 @@ export interface CarrierMetrics {
   callbackSeconds(seconds: number): void
 }
 
+/**
+ * Seats of power/predictive campaigns (src/domain/seats/seat-board.ts), inside the callback's
+ * transaction: a lead answering claims a waiting one; leaving (or a machine) releases it.
+ */
+export type SeatPort = Pick<SeatBoard, 'claim' | 'release'>
+
+/** A seat's leg as its carrier sees it (seat-board.ts implements SeatLegPort). */
+export interface SeatLegRecord {
+  seatId: string
+  orgId: string
+  /** Said to the person before they press 1. */
+  campaignName: string
+  state: 'calling' | 'waiting' | 'on_call' | 'ended'
+  carrierCallId: string | null
+  /** Carrier-specific: the leg's callback state, saved with each callback. */
+  carrierState: unknown
+}
+
+/**
+ * Seats' own legs, inside the carrier's callback transaction: the carrier's bookkeeping, and the
+ * two moves a leg makes (sat: the person pressed 1; ended: the leg is over).
+ */
+export interface SeatLegPort {
+  get(seatId: string): SeatLegRecord | undefined
+  save(seatId: string, changes: { carrierCallId?: string; carrierState?: unknown; conferenceSid?: string }): void
+  /** calling -> waiting (the dialer is pumped); false when the seat is no longer calling. */
+  sat(seatId: string, at: number): boolean
+  /** The leg is over: the seat ends with `reason` (no-op when it has ended already). */
+  ended(seatId: string, reason: 'hung_up' | 'no_answer' | 'not_accepted' | 'failed', at: number): void
+}
+
 /** Everything a carrier's factory may use. */
 export interface CarrierPorts {
   store: CarrierCallPort
@@ -76,6 +134,12 @@ export interface CarrierPorts {
   metrics?: CarrierMetrics
   /** Whether some organization has settings of this carrier kind now (start-up checks). */
   kindInUse?: (kind: string) => boolean
+  /** Absent: no seat ever waits (power/predictive answers get the abandon message). */
+  seats?: SeatPort
+  /** Absent: the carrier places no seat legs. */
+  seatLegs?: SeatLegPort
+  /** Absent: incoming calls hear that nobody takes calls at this number. */
+  inbound?: InboundCallPort
 }
 
 /**

@@ -214,6 +214,30 @@ describe('console: what a new user meets', () => {
     await sdr.close()
   })
 
+  test('an owner sets the dial mode: power without a message is refused beside its field, with one it is saved', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
+    await signIn(page, seeded.owner)
+    await page.getByRole('link', { name: 'Spring roofs settings' }).click()
+    await page.getByRole('heading', { name: 'Spring roofs: settings' }).waitFor()
+    await page.locator('#field-dial-mode').selectOption('power')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.locator('#field-abandon-message-error').waitFor()
+    expect(await page.locator('#field-abandon-message-error').textContent()).toContain('abandon_message')
+    expect(cli(['campaign', 'get', seeded.campaign])).toMatchObject({ dial_mode: 'bridge', abandon_message: null })
+    await page.locator('#field-abandon-message').selectOption('say')
+    await page.locator('#field-abandon-message-say').fill('This is Acme Roofing. Call us back at 212 555 0100.')
+    await page.locator('#field-max-abandon-rate').fill('2')
+    expect(await axeFindings(page)).toEqual([])
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByText('Settings saved.').waitFor()
+    expect(cli(['campaign', 'get', seeded.campaign])).toMatchObject({
+      dial_mode: 'power', max_abandon_rate: 0.02, abandon_message: { say: 'This is Acme Roofing. Call us back at 212 555 0100.' },
+    })
+    // Back to bridge for the tests after this one (the simulator answers this organization's calls either way).
+    expect(cli(['campaign', 'update', seeded.campaign, '--dial-mode', 'bridge'])).toMatchObject({ dial_mode: 'bridge' })
+    await page.close()
+  })
+
   test('a wrong admin token says so', async () => {
     const page = await browser!.newPage()
     await signIn(page, 'operator', `${ADMIN}-wrong`, false)

@@ -67,7 +67,7 @@ describe('console: the page table', () => {
     await signIn(page, seeded.owner.email, seeded.owner.password)
     await page.getByRole('heading', { name: 'Campaigns' }).waitFor()
     expect(await page.title()).toBe('Campaigns · Pages Roofing · Dialer console')
-    const titles: Record<string, string> = { Leads: 'Leads', Calls: 'Calls', 'Do Not Call': 'Do Not Call', Webhooks: 'Webhooks', Events: 'Events', Usage: 'Usage', Keys: 'API keys', Import: 'Import leads' }
+    const titles: Record<string, string> = { Floor: 'Floor', Leads: 'Leads', Calls: 'Calls', 'Do Not Call': 'Do Not Call', Webhooks: 'Webhooks', Events: 'Events', Usage: 'Usage', Keys: 'API keys', Import: 'Import leads' }
     for (const [link, title] of Object.entries(titles)) {
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link, exact: true }).click()
       await page.waitForFunction(`document.title === ${JSON.stringify(`${title} · Pages Roofing · Dialer console`)}`)
@@ -89,7 +89,7 @@ describe('console: the page table', () => {
     await signIn(page, seeded.sdr.email, seeded.sdr.password)
     const capabilities = await page.evaluate(async () => ((await (await fetch('/console/api/session')).json()) as { data: { capabilities: Record<string, boolean> } }).data.capabilities)
     expect(capabilities).toMatchObject({ keys: false, people: false, imports: false, calls_write: true })
-    expect(await navLinks(page)).toEqual(['Campaigns', 'Leads', 'Calls', 'Do Not Call', 'Webhooks', 'Events', 'Usage'])
+    expect(await navLinks(page)).toEqual(['Campaigns', 'Floor', 'Leads', 'Calls', 'Do Not Call', 'Webhooks', 'Events', 'Usage'])
     await page.goto(`${base}/console/keys?org=${seeded.org}`)
     await page.getByText('Your role cannot open this page').waitFor()
     expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0)
@@ -97,7 +97,7 @@ describe('console: the page table', () => {
     await page.close()
     const owner = await browser!.newPage()
     await signIn(owner, seeded.owner.email, seeded.owner.password)
-    expect(await navLinks(owner)).toEqual(['Campaigns', 'Leads', 'Calls', 'Do Not Call', 'Webhooks', 'Events', 'Usage', 'Keys', 'Import'])
+    expect(await navLinks(owner)).toEqual(['Campaigns', 'Floor', 'Leads', 'Calls', 'Do Not Call', 'Webhooks', 'Events', 'Usage', 'Keys', 'Import'])
     await owner.close()
   })
 })

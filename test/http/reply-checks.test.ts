@@ -17,8 +17,8 @@ function replySchemas(checkReplies: '0' | '1') {
   }
 }
 
-/** Routes whose reply is not one JSON body: the campaign board's event stream (its messages are BoardReply). */
-const NOT_JSON = ['GET /console/api/orgs/:org/campaigns/stream']
+/** Routes whose reply is not one JSON body: the campaign board's and the floor's event streams (messages BoardReply, FloorReply). */
+const NOT_JSON = ['GET /console/api/orgs/:org/floor/stream', 'GET /console/api/orgs/:org/campaigns/stream']
 
 describe('DIALER_CHECK_REPLIES', () => {
   test('every console API route declares its reply schema (src/console/model.ts), so the suite checks it', () => {

@@ -34,6 +34,10 @@ const ACCESS: Record<string, Access> = {
   'GET /orgs/{org}/events': 'session', 'GET /orgs/{org}/usage': 'session',
   'GET /orgs/{org}/keys': 'owner', 'POST /orgs/{org}/keys': 'owner', 'POST /orgs/{org}/keys/{id}/revoke': 'owner',
   'GET /orgs/{org}/users': 'operator', 'POST /orgs/{org}/users': 'operator', 'POST /orgs/{org}/users/{id}/{action}': 'operator',
+  // Seats show people's phones and call them: owners; the rates and the floor are read by everyone; supervising is for owners.
+  'GET /orgs/{org}/campaigns/{id}/seats': 'owner', 'POST /orgs/{org}/campaigns/{id}/seats': 'owner', 'DELETE /orgs/{org}/campaigns/{id}/seats/{seat}': 'owner',
+  'GET /orgs/{org}/abandonment': 'session', 'GET /orgs/{org}/floor': 'session', 'GET /orgs/{org}/floor/stream': 'session',
+  'POST /orgs/{org}/calls/{id}/supervise': 'owner',
 }
 
 export const accessOf = (route: Route): Access | undefined => ACCESS[`${route.method} ${route.template.slice(CONSOLE_API.length)}`]

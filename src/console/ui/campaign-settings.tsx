@@ -6,6 +6,7 @@ import { onLinkClick } from './router'
 import { useApi } from './use-api'
 
 type VoicemailKind = 'none' | 'say' | 'audio_url'
+type DialMode = CampaignSettings['dial_mode']
 interface Draft {
   lines: string
   sdrs: CampaignPerson[]
@@ -17,6 +18,11 @@ interface Draft {
   /** 'none': the default sentence ("This call may be recorded."). */
   noticeKind: VoicemailKind
   notice: string
+  dialMode: DialMode
+  /** Percent, as typed (the API takes a rate: 3 % is 0.03). */
+  maxAbandonPercent: string
+  abandonKind: VoicemailKind
+  abandon: string
 }
 /** The failure the API named a field for (`param`), shown next to that field. */
 interface FieldError { param: string | null; message: string }
@@ -31,7 +37,17 @@ const draftOf = (c: CampaignSettings): Draft => ({
   voicemail: c.voicemail === null ? '' : 'say' in c.voicemail ? c.voicemail.say : c.voicemail.audio_url,
   noticeKind: c.recording_notice === null ? 'none' : 'say' in c.recording_notice ? 'say' : 'audio_url',
   notice: c.recording_notice === null ? '' : 'say' in c.recording_notice ? c.recording_notice.say : c.recording_notice.audio_url,
+  dialMode: c.dial_mode,
+  maxAbandonPercent: String(Math.round(c.max_abandon_rate * 10_000) / 100),
+  abandonKind: c.abandon_message === null ? 'none' : 'say' in c.abandon_message ? 'say' : 'audio_url',
+  abandon: c.abandon_message === null ? '' : 'say' in c.abandon_message ? c.abandon_message.say : c.abandon_message.audio_url,
 })
+
+/** Percent typed -> the API's rate; what does not read as a number goes as typed, for the API to name. */
+function rateOf(percent: string): number | string {
+  const value = Number(percent.trim())
+  return percent.trim() !== '' && Number.isFinite(value) ? Math.round(value * 100) / 10_000 : percent
+}
 
 /** The body of the change: the admin API's campaign fields; a person's blank phone is left out. */
 function bodyOf(d: Draft) {
@@ -43,12 +59,15 @@ function bodyOf(d: Draft) {
     calling_hours: { start: d.start, end: d.end },
     voicemail: d.voicemailKind === 'none' ? null : d.voicemailKind === 'say' ? { say: d.voicemail } : { audio_url: d.voicemail },
     recording_notice: d.noticeKind === 'none' ? null : d.noticeKind === 'say' ? { say: d.notice } : { audio_url: d.notice },
+    dial_mode: d.dialMode,
+    max_abandon_rate: rateOf(d.maxAbandonPercent),
+    abandon_message: d.abandonKind === 'none' ? null : d.abandonKind === 'say' ? { say: d.abandon } : { audio_url: d.abandon },
   }
 }
 
 const idOf = (param: string) => `field-${param.replace(/[^a-z0-9]+/gi, '-')}`
 
-/** A campaign's settings for its owners: lines, SDRs and closers with their phones, calling hours, voicemail. */
+/** A campaign's settings for its owners: lines, SDRs and closers with their phones, calling hours, voicemail, dial mode. */
 export function CampaignSettingsPage(props: { orgId: string; campaignId: string }) {
   const read = useApi<CampaignSettings>(`/orgs/${props.orgId}/campaigns/${props.campaignId}`)
   const [draft, setDraft] = useState<Draft | null>(null)
@@ -75,7 +94,8 @@ export function CampaignSettingsPage(props: { orgId: string; campaignId: string 
   }
   const known = (param: string | null, d: Draft) => {
     if (param === null) return false
-    if (['lines', 'calling_hours.start', 'calling_hours.end', 'voicemail.say', 'voicemail.audio_url', 'recording_notice.say', 'recording_notice.audio_url'].includes(param)) return true
+    if (['lines', 'calling_hours.start', 'calling_hours.end', 'voicemail.say', 'voicemail.audio_url', 'recording_notice.say', 'recording_notice.audio_url',
+      'dial_mode', 'max_abandon_rate', 'abandon_message', 'abandon_message.say', 'abandon_message.audio_url'].includes(param)) return true
     const m = /^(sdrs|closers)\[(\d+)\]\.(name|phone)$/.exec(param)
     return m !== null && Number(m[2]) < d[m[1] as 'sdrs' | 'closers'].length
   }
@@ -181,6 +201,37 @@ export function CampaignSettingsPage(props: { orgId: string; campaignId: string 
                   ? <textarea rows={2} maxLength={1000} value={draft.notice} onInput={(e) => change({ notice: e.currentTarget.value })} {...fieldProps('recording_notice.say')} />
                   : <input type="url" value={draft.notice} onInput={(e) => change({ notice: e.currentTarget.value })} {...fieldProps('recording_notice.audio_url')} />}
                 {fieldError(`recording_notice.${draft.noticeKind}`)}
+              </label>
+            )}
+          </fieldset>
+          <fieldset class="voicemail">
+            <legend>Dial mode</legend>
+            <label>Dial
+              <select value={draft.dialMode} onChange={(e) => change({ dialMode: e.currentTarget.value as DialMode })} {...fieldProps('dial_mode')}>
+                <option value="bridge">bridge (people rung at the answer)</option>
+                <option value="power">power (one line per seat)</option>
+                <option value="predictive">predictive (paced lines per seat)</option>
+              </select>
+              {fieldError('dial_mode')}
+            </label>
+            <label>Most abandoned calls over 30 days (%, above 0, at most 3)
+              <input inputMode="decimal" value={draft.maxAbandonPercent} onInput={(e) => change({ maxAbandonPercent: e.currentTarget.value })} {...fieldProps('max_abandon_rate')} />
+              {fieldError('max_abandon_rate')}
+            </label>
+            <label>When no seat can take a person who answers, play (power and predictive need one)
+              <select value={draft.abandonKind} onChange={(e) => change({ abandonKind: e.currentTarget.value as VoicemailKind })} {...fieldProps('abandon_message')}>
+                <option value="none">nothing set</option>
+                <option value="say">a message read out</option>
+                <option value="audio_url">an audio file (https URL)</option>
+              </select>
+              {fieldError('abandon_message')}
+            </label>
+            {draft.abandonKind !== 'none' && (
+              <label>{draft.abandonKind === 'say' ? 'Message (the seller, a number to call back)' : 'Message audio URL'}
+                {draft.abandonKind === 'say'
+                  ? <textarea rows={2} maxLength={500} value={draft.abandon} onInput={(e) => change({ abandon: e.currentTarget.value })} {...fieldProps('abandon_message.say')} />
+                  : <input type="url" value={draft.abandon} onInput={(e) => change({ abandon: e.currentTarget.value })} {...fieldProps('abandon_message.audio_url')} />}
+                {fieldError(`abandon_message.${draft.abandonKind}`)}
               </label>
             )}
           </fieldset>

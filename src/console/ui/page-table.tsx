@@ -6,6 +6,7 @@ import { CampaignSettingsPage } from './campaign-settings'
 import { Campaigns } from './campaigns'
 import { Dnc } from './dnc'
 import { Events } from './events'
+import { FloorPage } from './floor'
 import { Import } from './import'
 import { Keys } from './keys'
 import { LeadPage, Leads } from './leads'
@@ -36,6 +37,7 @@ export interface PageEntry {
 export const PAGES: readonly PageEntry[] = [
   { pattern: 'campaigns', nav: 'Campaigns', title: 'Campaigns', needs: 'campaigns_read', render: (p) => <Campaigns orgId={p.org.id} canWrite={p.can.campaigns_write} /> },
   { pattern: 'campaigns/:id', title: 'Campaign settings', needs: 'campaigns_write', render: (p) => <CampaignSettingsPage orgId={p.org.id} campaignId={p.id} /> },
+  { pattern: 'floor', nav: 'Floor', title: 'Floor', needs: 'calls_read', render: (p) => <FloorPage orgId={p.org.id} zone={p.org.timezone} canSupervise={p.can.campaigns_write} /> },
   { pattern: 'leads', nav: 'Leads', title: 'Leads', needs: 'leads_read', render: (p) => <Leads orgId={p.org.id} zone={p.org.timezone} /> },
   { pattern: 'leads/:id', title: 'Lead', needs: 'leads_read', render: (p) => <LeadPage orgId={p.org.id} leadId={p.id} zone={p.org.timezone} canCall={p.can.calls_write} /> },
   { pattern: 'calls', nav: 'Calls', title: 'Calls', needs: 'calls_read', render: (p) => <Calls orgId={p.org.id} zone={p.org.timezone} outcomes={p.org.outcomes} /> },

@@ -17,6 +17,8 @@ import { usageStore } from './usage-store'
 import { webhookStore } from './webhook-store'
 import { registryStore } from './registry-store'
 import { ledgerStore } from './ledger-store'
+import { floorStore } from './floor-store'
+import { seatStore } from './seat-store'
 
 /** Every data-access module over one open database, plus its unit-of-work helper. */
 export function createStores(database: DatabaseHandle) {
@@ -44,6 +46,8 @@ export function createStores(database: DatabaseHandle) {
     registry: registryStore(database.sqlite, database.standalone),
     imports: importStore(db),
     ledger: ledgerStore(database.sqlite),
+    floor: floorStore(database.sqlite),
+    seats: seatStore(db),
   }
 }
 

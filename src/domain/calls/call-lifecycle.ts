@@ -13,6 +13,7 @@ import { newId } from '../ids'
 import { outcomeLabel } from '../outcomes'
 import { bridgeOf, chooseCallerId, type CarrierDirectory } from './carrier-choice'
 import { OUTCOME_GRACE_MS, type CallOutcomes } from './call-outcomes'
+import { callLedger } from './call-ledger'
 import type { CallSteps } from './call-steps'
 import { recordingConsentOf } from './recording-consent'
 
@@ -48,6 +49,7 @@ export function callLifecycle(deps: {
   const busyPeople = new Set<string>()
   const lineFreeListeners: LineListener[] = []
   const throttleListeners: LineListener[] = []
+  const ledger = callLedger({ stores, update })
 
   /** The events the carrier sends back, each applied in one transaction. */
   const carrierEvents: CallEvents = {
@@ -114,21 +116,23 @@ export function callLifecycle(deps: {
           recordingAvailable: (report.recorded || row.recordingAvailable) && orgRow.recordingEnabled,
           callbackAt: report.callbackAt,
           note: report.note,
+          ...ledger.atEnd(row, report.endedAt ?? now),
         })
         if (report.transcript.length > 0) calls.saveTranscript(row.id, report.transcript)
         if (report.voicemailDelivered) emit('voicemail.left', base)
-        if (report.optOut) steps.listNumber(row, 'ai')
+        if (report.optOut) steps.listNumber(row, report.dncSource ?? 'ai')
         if (report.outcome === null && personHandled) {
           // The person files the outcome (the lead stays on_call meanwhile, wrapping up); with
           // none after 10 minutes it becomes other.
           return update(base, { outcomeDueAt: now + OUTCOME_GRACE_MS })
         }
         const outcome = report.outcome ?? 'undetermined'
-        return settle(base, outcome, outcomeLabel(orgRow.outcomeLabels, outcome), report.note, 'ai', report.carrierFault !== undefined)
+        return settle(base, outcome, outcomeLabel(orgRow.outcomeLabels, outcome), report.note, report.dncSource ?? 'ai', report.carrierFault !== undefined)
       })
       outcomes.arm(ended)
       if (report.carrierFault === 'throttled') for (const listener of throttleListeners) listener(row.campaignId, row.livemode)
-      for (const listener of lineFreeListeners) listener(row.campaignId, row.livemode)
+      // A call the lead made (inbound) held none of the dialer's lines.
+      if (row.direction === 'outbound') for (const listener of lineFreeListeners) listener(row.campaignId, row.livemode)
     },
 
     transcribed(callId: string, lines: TranscriptLine[]) {
@@ -145,6 +149,9 @@ export function callLifecycle(deps: {
       if (!row || row.recordingAvailable || !org(row.orgId).recordingEnabled) return
       stores.transaction(() => update(row, { recordingAvailable: true }))
     },
+
+    personAnswered: ledger.personAnswered,
+    connected: ledger.connected,
 
     announced(callId: string, at: number) {
       const row = calls.get(callId)
@@ -229,6 +236,9 @@ export function callLifecycle(deps: {
         consent: consent?.carrier ?? null,
         leadName: lead.name,
         campaignName: campaign.name,
+        campaignId: campaign.id,
+        dialMode: campaign.dialMode,
+        abandonMessage: campaign.abandonMessage ?? null,
         agentName: owner.name,
         leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
         callerId: chooseCallerId(choice.callerIds, lead.phone),
@@ -255,7 +265,7 @@ export function callLifecycle(deps: {
           // Never before the call's own times: a clock set back (NTP, a fake clock that boots
           // at its fixed start) must not give a negative duration.
           const ended = Math.max(clock.now(), row.answered ?? row.started)
-          const done = update(row, { status: 'ended', ended, durationSeconds: row.answered ? Math.round((ended - row.answered) / 1000) : 0 })
+          const done = update(row, { status: 'ended', ended, durationSeconds: row.answered ? Math.round((ended - row.answered) / 1000) : 0, ...ledger.atEnd(row, ended) })
           const label = outcomeLabel(org(row.orgId).outcomeLabels, 'failed')
           settle(done, 'failed', label, 'The service restarted during the call; it was not completed.')
         })

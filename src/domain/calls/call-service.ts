@@ -12,6 +12,7 @@ import { callOutcomes } from './call-outcomes'
 import { callReads } from './call-reads'
 import { callRecordings } from './call-recordings'
 import { callSteps } from './call-steps'
+import { inboundCalls } from './inbound-calls'
 
 /**
  * Calls, from dialing to call.completed, assembled from one module per concern: the shared
@@ -41,6 +42,8 @@ export function callService(deps: {
   return {
     ...lifecycle,
     fileOutcome: outcomes.file,
+    /** A lead calling one of the organization's numbers (the carrier's InboundCallPort). */
+    openInbound: inboundCalls({ stores, clock, steps, carriers }).open,
     ...reads,
     ...recordings,
   }

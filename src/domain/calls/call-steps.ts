@@ -55,7 +55,9 @@ export function callSteps(deps: {
   function settle(row: CallRow, outcome: Outcome, label: string, note: string | null, dncSource: 'ai' | 'outcome' = 'outcome', carrierFault = false): CallRow {
     const settled = update(row, { outcome, outcomeLabel: label, note, outcomeDueAt: null })
     if (outcome === 'dnc') listNumber(row, dncSource)
-    deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt, carrierFault })
+    // A call the lead made leaves a lead that is on one of our calls right now to that call's end.
+    const busy = row.direction === 'inbound' && ['dialing', 'on_call'].includes(stores.leads.get(row.leadId)?.status ?? '')
+    if (!busy) deps.leads.callEnded(row.leadId, { outcome, label, endedAt: row.ended ?? clock.now(), callbackAt: row.callbackAt, carrierFault })
     count(outcome)
     return complete(settled)
   }

@@ -5,6 +5,9 @@ import type { DialQueues } from '../queue/dial-queues'
 import type { LeadRequeue } from '../leads/lead-service'
 import type { HandleTimes } from './call-activity'
 import type { CallService } from './call-service'
+import type { SeatBoard } from '../seats/contract'
+import type { CampaignRow } from '../../db/stores/campaign-store'
+import { ANSWER_LOOKAHEAD_MS, leadLinesAllowed, WINDOW_MS } from './pacing'
 
 /** After a carrier's 429 the campaign's mode dials nothing for this long, doubled on each throttle within HOLD_RESET_MS (at most HOLD_MAX_MS). */
 export const HOLD_MS = 5_000
@@ -15,7 +18,8 @@ const slot = (campaignId: string, livemode: boolean) => `${campaignId}:${livemod
 /**
  * Takes leads off the dial queues onto the campaigns' lines: for each active campaign and mode,
  * while a line is free and a lead is in line, the head of the queue is dialed (test-mode calls
- * have lines of their own). Each call is dialed for the campaign's SDRs in turn.
+ * have lines of their own). Each call is dialed for the campaign's SDRs in turn. Live calls of a
+ * power or predictive campaign are paced by its waiting seats as well (pacing.ts).
  */
 export class Dialer {
   private readonly active = new Map<string, number>()
@@ -35,6 +39,13 @@ export class Dialer {
       handleTimes: HandleTimes
       clock: Clock
       scheduler: Scheduler
+      /** Seats waiting and on a call (power, predictive); absent: none ever waits. */
+      seats?: Pick<SeatBoard, 'waiting' | 'onCall'>
+      /**
+       * Whether an organization's live calls reach people who sit in seats (a real carrier); false
+       * where the AI assistant answers every call (the simulator): there dial_mode is the bridge's.
+       */
+      seatedCarrier?: (orgId: string) => boolean
     },
     private enabled: boolean,
   ) {}
@@ -82,7 +93,10 @@ export class Dialer {
       const { stores, queues, clock } = this.deps
       const campaign = stores.campaigns.get(campaignId)
       if (!campaign || campaign.status !== 'active' || campaign.sdrs.length === 0) return
-      while ((this.active.get(name) ?? 0) < campaign.lines) {
+      // Power and predictive: lead lines without a seat are paced by the seats waiting (pacing.ts).
+      const paced = livemode && campaign.dialMode !== 'bridge' && (this.deps.seatedCarrier?.(campaign.orgId) ?? false)
+      const { allowed, seated } = paced ? this.pacing(campaign, this.active.get(name) ?? 0) : { allowed: campaign.lines, seated: 0 }
+      while ((this.active.get(name) ?? 0) < campaign.lines && (this.active.get(name) ?? 0) - seated < allowed) {
         const due = clock.now()
         const head = queues.take(campaignId, livemode)
         if (!head) return
@@ -106,6 +120,26 @@ export class Dialer {
     } finally {
       this.pumping.delete(name)
     }
+  }
+
+  /**
+   * The lead lines a power or predictive campaign may have without a seat now, and how many of
+   * its live lines have one. Seats only change at answers and releases, which pump again.
+   */
+  private pacing(campaign: CampaignRow, active: number): { allowed: number; seated: number } {
+    const seats = this.deps.seats
+    // At most the lines up: a seat on a call that is no line of this dialer's (an inbound caller) makes no room.
+    const seated = Math.min(active, seats?.onCall(campaign.id) ?? 0)
+    const now = this.deps.clock.now()
+    const ledger = this.deps.stores.ledger
+    const window = campaign.dialMode === 'predictive'
+      ? { answered: ledger.counts(campaign.id, now - WINDOW_MS + ANSWER_LOOKAHEAD_MS).answered, abandoned: ledger.counts(campaign.id, now - WINDOW_MS).abandoned }
+      : { answered: 0, abandoned: 0 }
+    const allowed = leadLinesAllowed({
+      mode: campaign.dialMode, lines: campaign.lines, waitingSeats: seats?.waiting(campaign.id) ?? 0,
+      leadLinesUp: active - seated, window, maxAbandonRate: campaign.maxAbandonRate,
+    })
+    return { allowed, seated }
   }
 
   /**

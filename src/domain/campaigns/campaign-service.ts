@@ -8,6 +8,7 @@ import { inScope, type Principal } from '../access/permissions'
 import { newId } from '../ids'
 import { classifyPhone } from '../phone/phone-number'
 import { checkHours } from './calling-hours-check'
+import { checkDialSettings, DIAL_DEFAULTS, type DialSettingsInput } from './dial-mode-check'
 
 export { minutesOfDay } from './calling-hours-check'
 
@@ -20,7 +21,7 @@ export interface PersonInput {
   phone?: string
 }
 
-export interface CampaignInput {
+interface CampaignFields {
   name: string
   status?: CampaignStatus
   lines?: number
@@ -42,9 +43,10 @@ export interface CampaignInput {
   automated_voice?: boolean
 }
 
+export type CampaignInput = CampaignFields & DialSettingsInput
 export type CampaignPatch = Partial<CampaignInput>
-/** What an organization's owner may change (the console): dialing capacity, people, hours, voicemail, recording notice. */
-export type CampaignSettingsPatch = Pick<CampaignPatch, 'lines' | 'sdrs' | 'closers' | 'calling_hours' | 'voicemail' | 'recording_notice'>
+/** What an organization's owner may change (the console): dialing capacity, people, hours, voicemail, recording notice, dial mode. */
+export type CampaignSettingsPatch = Pick<CampaignPatch, 'lines' | 'sdrs' | 'closers' | 'calling_hours' | 'voicemail' | 'recording_notice' | 'dial_mode' | 'max_abandon_rate' | 'abandon_message'>
 
 // Defaults from DESIGN.md "Admin API".
 const DEFAULTS = {
@@ -132,6 +134,7 @@ export function campaignService(deps: {
     create(orgId: string, input: CampaignInput): CampaignRow {
       if (!orgs.get(orgId)) throw notFound('No such organization')
       checkHours(input.calling_hours)
+      const dial = checkDialSettings(DIAL_DEFAULTS, input)
       const hours = input.calling_hours ?? DEFAULTS.calling_hours
       const now = clock.now()
       const row: NewCampaign = {
@@ -155,6 +158,7 @@ export function campaignService(deps: {
         voicemail: voicemail(input.voicemail) ?? null,
         recordingNotice: recordingNotice(input.recording_notice) ?? null,
         automatedVoice: input.automated_voice ?? false,
+        ...dial,
         created: now,
         updated: now,
       }
@@ -166,6 +170,7 @@ export function campaignService(deps: {
       const current = campaigns.get(id)
       if (!current) throw notFound('No such campaign')
       checkHours(patch.calling_hours)
+      const dial = checkDialSettings(current, patch)
       const sdrs = people(patch.sdrs, current.sdrs, 'sdrs')
       const becomesActive = (patch.status ?? current.status) === 'active'
       if (becomesActive) checkActivatable({ sdrs: sdrs ?? current.sdrs })
@@ -191,6 +196,7 @@ export function campaignService(deps: {
           voicemail: dropped,
           recordingNotice: notice,
           automatedVoice: patch.automated_voice,
+          ...dial,
           updated: clock.now(),
         })!
         return patch.status ? changeStatus(updated, patch.status) : updated

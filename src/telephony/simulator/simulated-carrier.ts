@@ -133,7 +133,13 @@ export class SimulatedCarrier implements Carrier {
                   events.announced?.(request.callId, noticeAt)
                 }))
               }
-              return events.answered(request.callId, step.by)
+              events.answered(request.callId, step.by)
+              // The AI assistant speaks to whoever answers at once: a person is connected at the answer (the ledger).
+              if (step.by !== 'machine') {
+                events.personAnswered?.(request.callId, at(step.at))
+                events.connected?.(request.callId, at(step.at))
+              }
+              return
             case 'intent':
               return events.intent(request.callId, step.excerpt, step.confidence)
             case 'handover':

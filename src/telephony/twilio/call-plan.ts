@@ -1,5 +1,5 @@
 import type { ConsentNotice, Voicemail } from '../call-values'
-import type { BridgePerson, CallReport } from '../carrier'
+import type { BridgePerson, CallReport, DialRequest } from '../carrier'
 import { initialState, type LifecycleState } from './lifecycle'
 import { bridgeLeg, hangup, holdForDetection, noticeThen, pressOne, say, voicemailDrop, type TranscriptionStart } from './twiml'
 
@@ -9,11 +9,11 @@ import { bridgeLeg, hangup, holdForDetection, noticeThen, pressOne, say, voicema
  */
 
 /** The callback routes, under DIALER_PUBLIC_URL (src/telephony/twilio/callback-routes.ts). */
-export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'recording', 'transcription', 'announced'] as const
+export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'recording', 'transcription', 'announced', 'optout'] as const
 export type CallbackStep = (typeof CALLBACK_STEPS)[number]
 
 /** Steps whose reply is TwiML the call runs next. */
-export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'announced'])
+export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'announced', 'optout'])
 
 /** Steps Twilio sends from a person's own leg: CallSid is that leg, ParentCallSid the lead's call. */
 export const LEG_STEPS: ReadonlySet<CallbackStep> = new Set(['leg-answered', 'whisper', 'keypress'])
@@ -33,6 +33,25 @@ export interface CallPlan {
   voicemail: Voicemail | null
   /** Every party must consent (a state of the lead says so): created unrecorded, the notice first, recording after it (absent on older rows). */
   consent?: ConsentNotice | null
+  /** power/predictive: the answer joins a waiting seat's conference, else the abandon message plays (absent on older rows: bridge). */
+  dialMode?: 'bridge' | 'power' | 'predictive'
+  /** Played inside a one-digit Gather (9 opts out) when no seat waits (absent on older rows). */
+  abandonMessage?: Voicemail | null
+  /** Whose seats the answer claims (absent on older rows). */
+  campaignId?: string
+}
+
+/** A power or predictive call's place (conference-steps.ts): set at the answer. */
+export interface SeatedCall {
+  /** joined: in the seat's conference; message: hearing the abandon message; voicemail: a machine moved to the drop; left: out of the conference. */
+  stage: 'joined' | 'message' | 'voicemail' | 'left'
+  seatId: string | null
+  conference: string | null
+  person: Pick<BridgePerson, 'id' | 'name' | 'role'> | null
+  /** The seat's person was told as the handover (once the party is known to be a person). */
+  handedOver: boolean
+  /** The lead pressed 9 at the abandon message. */
+  optedOut: boolean
 }
 
 export interface CarrierState {
@@ -62,6 +81,10 @@ export interface CarrierState {
   windowClosed?: boolean
   /** Unix ms the recording notice ended (the 'announced' step); recording was asked for then. */
   announcedAt?: number
+  /** Unix ms Twilio answered: its fetch of the answer TwiML, or the in-progress status if that came first (the ledger's answered_at). */
+  answeredAt?: number
+  /** power/predictive: where the answer put the lead (absent until then, and on bridge calls). */
+  seated?: SeatedCall
 }
 
 export function initialCarrierState(plan: CallPlan): CarrierState {
@@ -79,10 +102,24 @@ export function initialCarrierState(plan: CallPlan): CarrierState {
   }
 }
 
+/** What the dial asked for, kept with the call. */
+export function planOf(request: DialRequest, from: string): CallPlan {
+  return {
+    to: request.to, from, leadName: request.leadName, campaignName: request.campaignName ?? null, agentName: request.agentName, machineDetection: request.machineDetection,
+    record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail, consent: request.record ? (request.consent ?? null) : null,
+    dialMode: request.dialMode ?? 'bridge', abandonMessage: request.abandonMessage ?? null, campaignId: request.campaignId,
+  }
+}
+
 export function callbackUrl(publicUrl: string, callId: string, step: CallbackStep, leg?: number): string {
   return `${publicUrl}${CALLBACK_PREFIX}${callId}/${step}${leg === undefined ? '' : `?leg=${leg}`}`
 }
 
+/**
+ * `Timeout` of every lead call: seconds Twilio lets the phone ring before it gives up
+ * (twilio.com/docs/voice/api/call-resource, Timeout; default 60). The rules ask for at least 15.
+ */
+export const LEAD_RING_SECONDS = 30
 /** Seconds each SDR or closer rings before the next is tried. */
 export const LEG_RING_SECONDS = 20
 /** How long the answered call waits quietly for the AMD result (Twilio decides within 30 s by default). */

@@ -42,7 +42,7 @@ export const twilioCallbackRoutes = (twilio: TwilioCarrier, door: CallbackDoor) 
   )
 
 /** The path and query of a request URL, as sent (signatures cover them byte for byte). */
-function pathAndQuery(url: string): string {
+export function pathAndQuery(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2)
   return start < 0 ? '/' : url.slice(start)
 }

@@ -4,6 +4,7 @@ import {
   answerTwiml, bridgeTwiml, HOLD_SECONDS, nobodyTookTwiml, noticeTwiml, owesNotice, TWIML_STEPS, voicemailTwiml,
   type CallbackStep, type CallPlan, type CarrierState,
 } from './call-plan'
+import { isSeated, onOptOut, onSeatedAnswer, onSeatedEffect, onSeatedParty, seatedReport, seatLeft } from './conference-steps'
 import { onAnnounced, recordingAskedFor } from './consent-steps'
 import { apply, eventFromAmdCallback, eventFromDialAction, eventFromStatusCallback, type Effect, type TwilioEvent } from './lifecycle'
 import { lateRing } from './late-ring'
@@ -29,9 +30,11 @@ export function runStep(ctx: StepContext, before: CarrierState, step: CallbackSt
   // A call that rings after the lead's window closed goes no further.
   const gate = lateRing(ctx, before, step, params)
   if ('reply' in gate) return gate.reply
-  const state = gate.state
+  const state = stampAnswer(ctx, gate.state, step, params)
   switch (step) {
     case 'answer': {
+      // Power and predictive: a waiting seat's conference, else the abandon message (conference-steps.ts).
+      if (isSeated(ctx.plan)) return onSeatedAnswer(ctx, state, applyEvent)
       // Already redirected by the AMD result: a late answer fetch must not start the bridge twice.
       if (state.routed) return { state, twiml: holdForDetection({ pauseSeconds: HOLD_SECONDS }), actions: [] }
       // Without detection the answer is a person the moment Twilio fetches this TwiML: the bridge's
@@ -55,6 +58,8 @@ export function runStep(ctx: StepContext, before: CarrierState, step: CallbackSt
       return onWhisper(ctx, state, leg)
     case 'keypress':
       return onKeypress(ctx, state, leg, params.Digits, applyEvent)
+    case 'optout':
+      return onOptOut(ctx, state, params.Digits)
     case 'recording':
       return onRecording(ctx, state, params)
     case 'transcription':
@@ -67,6 +72,13 @@ export function runStep(ctx: StepContext, before: CarrierState, step: CallbackSt
       return result
     }
   }
+}
+
+/** The first sign Twilio answered (the answer fetch, else in-progress) is the ledger's answer time. */
+function stampAnswer(ctx: StepContext, state: CarrierState, step: CallbackStep, params: Record<string, string>): CarrierState {
+  if (state.answeredAt !== undefined) return state
+  const answered = step === 'answer' || (step === 'status' && params.CallStatus === 'in-progress')
+  return answered ? { ...state, answeredAt: ctx.now } : state
 }
 
 /** A call as Twilio's REST API describes it (GET Calls/{Sid}.json). */
@@ -121,7 +133,8 @@ export function applyEvent(ctx: StepContext, state: CarrierState, event: TwilioE
   // A leg callback after the lead hung up, while the end waits for its recording (Twilio sends the
   // Dial's callbacks and the call's final status in either order): the waiting report follows it.
   if ((event.kind === 'leg-answered' || event.kind === 'dial-result') && next.life.stage === 'ended' && next.pendingEnd && !next.reported) {
-    next = { ...next, pendingEnd: reportOf(ctx, next, { type: 'ended', outcome: 'completed', durationSeconds: next.pendingEnd.durationSeconds, carrierStatus: 'completed' }) }
+    const redone = reportOf(ctx, next, { type: 'ended', outcome: 'completed', durationSeconds: next.pendingEnd.durationSeconds, carrierStatus: 'completed' })
+    next = { ...next, pendingEnd: { ...redone, endedAt: next.pendingEnd.endedAt ?? redone.endedAt } }
   }
   return { state: next, twiml, actions }
 }
@@ -132,6 +145,8 @@ const waitsForRecording = (ctx: StepContext, state: CarrierState): boolean =>
 function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlReply: boolean): StepResult {
   const { events, callId, plan } = ctx
   const none = { state, twiml: null, actions: [] }
+  const seated = isSeated(plan) ? onSeatedEffect(ctx, state, effect) : null
+  if (seated) return seated
   switch (effect.type) {
     case 'ringing':
     case 'voicemail-left':
@@ -139,7 +154,9 @@ function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlRe
       return none
     case 'answered':
       events.answered(callId, effect.by)
-      return none
+      // The ledger: a person, from the moment Twilio answered (detection decides some seconds later).
+      if (effect.by === 'person') events.personAnswered?.(callId, state.answeredAt ?? ctx.now)
+      return isSeated(plan) ? onSeatedParty(ctx, state, effect.by) : none
     case 'bridge':
       // Without detection the answer's TwiML bridges at once; with it, the AMD result redirects the call.
       return plan.machineDetection && !state.routed ? { state, twiml: null, actions: [{ type: 'redirect', step: 'bridge' }] } : none
@@ -160,7 +177,7 @@ function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlRe
       return state.routed ? { state: next, twiml: null, actions: [] } : { state: { ...next, routed: true }, twiml: null, actions: [{ type: 'twiml', twiml: nobodyTookTwiml() }] }
     }
     case 'ended':
-      return onEnded(ctx, state, effect)
+      return onEnded(ctx, isSeated(plan) ? seatLeft(ctx, state) : state, effect)
   }
 }
 
@@ -183,7 +200,7 @@ export function tellEnded(ctx: Pick<StepContext, 'callId' | 'events'>, state: Ca
 function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, { type: 'ended' }>): CallReport {
   const base: CallReport = {
     outcome: null, note: null, voicemailDelivered: false, callbackAt: null, optOut: false,
-    durationSeconds: ended.durationSeconds, transcript: [], recorded: state.recorded,
+    durationSeconds: ended.durationSeconds, transcript: [], recorded: state.recorded, endedAt: ctx.now,
   }
   switch (ended.outcome) {
     case 'no_answer':
@@ -199,6 +216,8 @@ function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, 
     case 'completed':
       break
   }
+  const seated = seatedReport(ctx.plan, state, base, ctx.now + NOBODY_TOOK_CALLBACK_MS)
+  if (seated) return seated
   const life = state.life
   // A fax line is no one's voice number: as a wrong number (three in a row retire it).
   if (life.fax) return { ...base, outcome: 'wrong_number', note: 'A fax machine answered; the call was ended.' }
@@ -260,7 +279,7 @@ function onTranscription(ctx: StepContext, state: CarrierState, params: Record<s
 /** Our side of the call: the person who took it, else whoever the bridge is ringing (a greeting), else the owner. */
 function handlerName(plan: CallPlan, state: CarrierState): string {
   const leg = state.life.handoverLeg ?? (state.life.answeredBy === 'person' ? state.life.currentLeg : null)
-  return (leg !== null ? plan.bridge[leg]?.name : undefined) ?? plan.agentName
+  return state.seated?.person?.name ?? (leg !== null ? plan.bridge[leg]?.name : undefined) ?? plan.agentName
 }
 
 function textOf(data: string | undefined): string | null {

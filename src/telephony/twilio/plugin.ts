@@ -1,8 +1,11 @@
+import { Elysia } from 'elysia'
 import { carrierPlugin } from '../plugin'
 import { twilioCallbackRoutes } from './callback-routes'
 import { warnIfLoopback } from './public-url'
 import { accountOf, twilioCli, twilioRules, twilioSettings } from './settings'
-import { TwilioCarrier } from './twilio-carrier'
+import { SeatedTwilioCarrier } from './seat-carrier'
+import { twilioSeatRoutes } from './seat-callback-routes'
+import { twilioInboundRoutes } from './inbound-routes'
 
 /** Twilio Programmable Voice (docs/telephony.md): live calls of organizations that set it. */
 export const twilioPlugin = carrierPlugin({
@@ -11,7 +14,7 @@ export const twilioPlugin = carrierPlugin({
   cli: twilioCli,
   create: (ports) => {
     if (ports.kindInUse?.('twilio')) warnIfLoopback(ports.publicUrl)
-    return new TwilioCarrier({
+    return new SeatedTwilioCarrier({
       store: ports.store,
       transaction: ports.transaction,
       afterDurable: ports.afterDurable,
@@ -21,9 +24,13 @@ export const twilioPlugin = carrierPlugin({
       clock: ports.clock,
       scheduler: ports.scheduler,
       metrics: ports.metrics,
+      seats: ports.seats,
+      inbound: ports.inbound,
+      seatLegs: ports.seatLegs,
     })
   },
-  routes: twilioCallbackRoutes,
+  // Callbacks of the calls it places (leads' and seats'), and incoming calls to the organizations' numbers.
+  routes: (twilio, door) => new Elysia().use(twilioCallbackRoutes(twilio, door)).use(twilioInboundRoutes(twilio, door)).use(twilioSeatRoutes(twilio, door)),
   // A Twilio call quiet for 15 minutes is looked up (a lost final callback), so none stays up forever.
   watch: (twilio) => void twilio.watch(),
 })

@@ -29,5 +29,8 @@ export function onKeypress(ctx: StepContext, state: CarrierState, leg: number | 
   if (leg !== null && digits === '1' && state.life.handoverLeg === leg) return { state, twiml: connectLeg(), actions: [] }
   if (digits !== '1' || !ringing(state, leg)) return { state, twiml: hangup(), actions: [] }
   const result = apply(ctx, state, { kind: 'leg-answered', leg }, true)
-  return { ...result, twiml: result.state.life.handoverLeg === leg ? connectLeg() : hangup() }
+  const accepted = result.state.life.handoverLeg === leg
+  // The lead is put through now: the ledger's connection.
+  if (accepted) ctx.events.connected?.(ctx.callId, ctx.now)
+  return { ...result, twiml: accepted ? connectLeg() : hangup() }
 }

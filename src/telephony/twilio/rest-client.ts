@@ -185,6 +185,11 @@ export class TwilioRestClient {
     return { ok: true, value: null }
   }
 
+  /** Any JSON request under the account (conference-client.ts builds the Conferences and Participants ones). */
+  accountRequest(method: 'GET' | 'POST', rest: string, form?: URLSearchParams): Promise<TwilioResult<unknown>> {
+    return this.request(method, this.accountPath(rest), form)
+  }
+
   private accountPath(rest: string): string {
     return `/2010-04-01/Accounts/${encodeURIComponent(this.account.accountSid)}/${rest}`
   }

@@ -1,5 +1,6 @@
 /** The shapes a callback step works with (callback-steps.ts runs them; consent-steps.ts and late-ring.ts add steps). */
 import type { CallEvents } from '../carrier'
+import type { SeatPort } from '../ports'
 import type { CallPlan, CarrierState } from './call-plan'
 import type { LateRingAction } from './late-ring'
 
@@ -21,6 +22,8 @@ export interface StepContext {
   publicUrl: string
   now: number
   events: CallEvents
+  /** power/predictive: the seats a lead's answer claims and its leaving releases (absent: none waits). */
+  seats?: SeatPort
 }
 
 export interface StepResult {

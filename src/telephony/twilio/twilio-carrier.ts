@@ -1,7 +1,7 @@
 import { logger } from '../../log'
 import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
 import type { CarrierCallRecord, CarrierPorts } from '../ports'
-import { callbackUrl, CALLBACK_STEPS, initialCarrierState, LEG_STEPS, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
+import { callbackUrl, CALLBACK_STEPS, initialCarrierState, LEAD_RING_SECONDS, LEG_STEPS, planOf, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
 import { RECORDING_STATUS_EVENTS, TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
@@ -50,7 +50,7 @@ export class TwilioCarrier implements Carrier {
   /** Set when the service closes: a REST reply that comes later is dropped (the next boot's reconcile reads it from Twilio). */
   private stopped = false
 
-  constructor(private readonly deps: TwilioCarrierDeps) {}
+  constructor(protected readonly deps: TwilioCarrierDeps) {}
 
   stop(): void {
     this.stopped = true
@@ -72,10 +72,7 @@ export class TwilioCarrier implements Carrier {
       this.deps.metrics?.callEnded('not_placed')
       return events.ended(request.callId, failedReport(note, 'unavailable'))
     }
-    const plan: CallPlan = {
-      to: request.to, from, leadName: request.leadName, campaignName: request.campaignName ?? null, agentName: request.agentName, machineDetection: request.machineDetection,
-      record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail, consent: request.record ? (request.consent ?? null) : null,
-    }
+    const plan = planOf(request, from)
     warnIfLoopback(this.deps.publicUrl)
     const now = clock.now()
     this.deps.transaction(() =>
@@ -89,7 +86,7 @@ export class TwilioCarrier implements Carrier {
     const result = await this.client(account).createCall({
       to: plan.to, from: plan.from, url: url('answer'), statusCallback: url('status'), machineDetection: plan.machineDetection,
       // Where every party must consent the call starts unrecorded: recording starts after the notice (start-recording).
-      asyncAmdStatusCallback: url('amd'), record: plan.record && !plan.consent, recordingStatusCallback: url('recording'), timeoutSeconds: 30,
+      asyncAmdStatusCallback: url('amd'), record: plan.record && !plan.consent, recordingStatusCallback: url('recording'), timeoutSeconds: LEAD_RING_SECONDS,
     })
     if (this.stopped) return
     if (result.ok) {
@@ -220,8 +217,8 @@ export class TwilioCarrier implements Carrier {
     })
   }
 
-  private context(row: CarrierCallRecord): StepContext {
-    return { callId: row.callId, plan: row.plan as CallPlan, publicUrl: this.deps.publicUrl, now: this.deps.clock.now(), events: this.requireEvents() }
+  protected context(row: CarrierCallRecord): StepContext {
+    return { callId: row.callId, plan: row.plan as CallPlan, publicUrl: this.deps.publicUrl, now: this.deps.clock.now(), events: this.requireEvents(), seats: this.deps.seats }
   }
 
   private save(row: CarrierCallRecord, state: CarrierState, sid: string): void {
@@ -229,7 +226,7 @@ export class TwilioCarrier implements Carrier {
     this.deps.store.update(row.callId, { state, open, carrierCallId: row.carrierCallId ?? sid, updated: this.deps.clock.now() })
   }
 
-  private requireEvents(): CallEvents {
+  protected requireEvents(): CallEvents {
     if (!this.events) throw new Error('TwilioCarrier.connect was not called')
     return this.events
   }

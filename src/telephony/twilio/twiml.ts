@@ -117,6 +117,40 @@ export function pressOne(text: string, actionUrl: string, timeoutSeconds: number
   return response(gather, element('Hangup'))
 }
 
+/**
+ * A lead joins a seat's conference (twilio.com/docs/voice/twiml/conference): it starts the room
+ * if need be, its leaving does not end it (the seat waits on for the next lead), no beep. When the
+ * room ends (the seat's person hung up) the `<Dial>` is over and the call hangs up.
+ */
+export function joinConference(room: string, transcription?: TranscriptionStart): string {
+  const conference = element('Conference', { startConferenceOnEnter: true, endConferenceOnExit: false, beep: false }, escapeXml(room))
+  return response(...(transcription ? [startTranscription(transcription)] : []), element('Dial', {}, conference), element('Hangup'))
+}
+
+/**
+ * A seat's person in their own room (twilio.com/docs/voice/twiml/conference): the room starts
+ * with them and ends when they leave (a lead in it is let go); waitUrl "" is silence while they
+ * are alone (no hold music), no beep; the room's start and end go to `statusCallback` (its
+ * ConferenceSid, where supervisors are added).
+ */
+export function seatConference(room: string, statusCallback: string): string {
+  const conference = element('Conference', {
+    startConferenceOnEnter: true, endConferenceOnExit: true, beep: false, waitUrl: '',
+    statusCallback, statusCallbackEvent: 'start end', statusCallbackMethod: 'POST',
+  }, escapeXml(room))
+  return response(element('Dial', {}, conference), element('Hangup'))
+}
+
+/**
+ * A recorded message inside a one-digit `<Gather>` (the digit goes to `actionUrl` as `Digits`),
+ * then a sentence said after it; no digit by the timeout runs `<Hangup/>` (twilio.com/docs/voice/twiml/gather).
+ */
+export function messageGather(message: VoicemailDrop, then: string, actionUrl: string, timeoutSeconds: number): string {
+  const verb = 'audioUrl' in message ? element('Play', {}, escapeXml(message.audioUrl)) : element('Say', {}, escapeXml(message.say))
+  const gather = element('Gather', { input: 'dtmf', numDigits: 1, timeout: timeoutSeconds, action: actionUrl, method: 'POST' }, verb + element('Say', {}, escapeXml(then)))
+  return response(gather, element('Hangup'))
+}
+
 /** Empty TwiML: the `<Number url>` document ends and Twilio connects the two parties. */
 export const connectLeg = (): string => `${XML_HEAD}<Response/>`
 

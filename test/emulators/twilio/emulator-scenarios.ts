@@ -9,6 +9,16 @@ export interface Script {
   answeredBy?: AnsweredBy
   /** The recording callback's RecordingStatus (absent and failed are sent only to calls that subscribed to absent). */
   recording?: 'completed' | 'absent' | 'failed'
+  /**
+   * Who answers this number: a lead (the scenario table, the default) or one of the
+   * organization's people (a seat or a supervisor: personPlan). Unset, a call whose Url is a
+   * seat's callback (a path with /seats/) is a person's.
+   */
+  role?: 'lead' | 'person'
+  /** The key this phone presses at a one-digit <Gather> on its own leg (a lead presses none unless told, e.g. '9'; people by keyFor). */
+  press?: string | null
+  /** The party hangs up this many emulated seconds after the answer (instead of the plan's time). */
+  hangUpAfter?: number
 }
 
 export interface Plan {
@@ -42,6 +52,20 @@ export const PLANS: Record<string, Plan> = {
   '13': person(30, 'Hmm, maybe, I am not sure.'),
   '14': { answerAt: 5, answeredBy: 'human', endAt: 50, lines: [[20, INTENT]] },
   '15': { answerAt: 5, answeredBy: 'human', endAt: 88, lines: [[20, INTENT]] },
+}
+
+/**
+ * A person's phone answering a call the service placed (a seat's leg, a supervisor's phone), by
+ * its last two digits as SDR legs are: 02 no answer, 03 busy, 05 failed, 14 a voicemail box
+ * (AMD says machine_end_beep), anything else a person who answers after 2 s and stays on the line
+ * until the call is ended.
+ */
+export function personPlan(phone: string): Plan {
+  const digits = phone.slice(-2)
+  if (digits === '02') return { endAt: 30, terminal: 'no-answer', lines: [] }
+  if (digits === '03') return { endAt: 1, terminal: 'busy', lines: [] }
+  if (digits === '05') return { endAt: 1, terminal: 'failed', lines: [] }
+  return { answerAt: 2, answeredBy: digits === '14' ? 'machine_end_beep' : 'human', endAt: Number.POSITIVE_INFINITY, lines: [] }
 }
 
 /** How long AMD takes to decide, by result (DetectMessageEnd waits for the beep on a machine). */

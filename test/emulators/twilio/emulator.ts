@@ -1,16 +1,48 @@
 import type { Server } from 'bun'
-import { CallEngine, type EmulatedCall, rfc2822, type SentCallback } from './emulator-calls'
+import { CallEngine } from './emulator-calls'
+import type { Conference } from './emulator-conference'
+import { API, error, notFound, type Params, type TwilioErrorBody } from './emulator-http'
+import { callIn, type CallInOptions } from './emulator-inbound'
+import { conferenceRoutes } from './emulator-rest-conferences'
+import { callResource, createCall, type RestContext, startCallRecording, updateCall } from './emulator-rest-calls'
 import type { Script } from './emulator-scenarios'
+import { type EmulatedCall, type Heard, isPersonAnswer, type SentCallback } from './emulator-types'
 import { formParams } from '../../../src/telephony/twilio/signature'
 import { toneWav } from '../../../src/telephony/tone-wav'
 
 /**
  * A Twilio-compatible emulator for tests and local runs (docs/telephony.md "The emulator"): the
- * subset of the 2010-04-01 API the dialer uses (create, fetch and update a Call; a Recording's
- * .wav and its DELETE), Twilio-style JSON errors, and calls played from the simulator's scenario table by the
- * last two digits of To, told through signed StatusCallback, AMD, TwiML, <Dial> action,
- * recording and transcription requests. Every request it gets and every callback it sends is
- * kept for assertions.
+ * subset of the 2010-04-01 API the dialer uses, Twilio-style JSON errors, and calls played from
+ * the simulator's scenario table by the last two digits of To, told through signed callbacks.
+ * Every request it gets and every callback it sends is kept for assertions.
+ *
+ * API for tests (all times are emulated seconds since the call was created, as `answeredAt`):
+ * - `TwilioEmulator.start({ accounts, speed, ... })`, `.url` (the carrier's api_base_url), `.stop()`.
+ * - `.calls` (every call by CallSid: `to`, `from`, `direction`, `role`, `timeout` as created,
+ *   `status`, `answeredAt`, `party`, `spoken`, `pressed`, `legs`, `heard`), `.received`, `.sent`,
+ *   `.callbacksFor(callSid)`, `.settled(callSid)`, `.failNext(...)`, `.failNextDelete(...)`.
+ * - `.script(phone, { answeredBy, recording, role, press, hangUpAfter })`: how that phone behaves.
+ *   `role: 'person'` makes it one of the organization's people (answers in 2 s, stays until hung
+ *   up; 02 no answer, 03 busy, 05 failed, 14 a voicemail box) and a call whose Url has /seats/ in
+ *   its path is a person's by default; people press keys by their last two digits at any
+ *   one-digit <Gather> (11 -> 1, 12 none, 13 -> 2, 14 none). A lead presses `press` (e.g. '9')
+ *   at a <Gather> on its own leg, none by default.
+ * - `.heardAt(callSid)` -> `{ answeredAt, party, personAnswered, firstHeard: { at, kind } | null,
+ *   waited, timeout }`: when the lead first heard a person (bridged to a person's <Number> leg,
+ *   or in a started conference with an unmuted person who is not coaching someone else) or a
+ *   message (a <Say>/<Play> on its own leg, from when it starts); `waited` = firstHeard.at -
+ *   answeredAt. Null for an unknown call. Each real millisecond the service takes to answer a
+ *   TwiML request counts `speed` emulated ones: keep speed low (<= 10) for 2-second checks.
+ * - `.timeouts()` -> the Timeout of every call the service created, by CallSid.
+ * - `.conferences()` / `.conference(friendlyNameOrSid)`: rooms with `status`, `participants`
+ *   (call, muted, coaching, callSidToCoach, status) and `log` (conference-start, participant-join,
+ *   participant-leave, conference-end, ... with the CallSid).
+ * - `.callIn({ from, to, url, statusCallback? })` -> the inbound call, once the TwiML the
+ *   incoming-call webhook returned is running.
+ * REST: Calls (create, fetch, update, Recordings), Recordings (.wav, DELETE), Conferences (list
+ * with FriendlyName/Status, fetch, Status=completed) and Participants (list, create, fetch,
+ * update Muted/Hold/Coaching/CallSidToCoach, delete). TwiML: Say, Play, Pause,
+ * Start/Transcription, Gather, Dial (Number with url, Conference), Redirect, Hangup.
  */
 
 export interface EmulatorAccount {
@@ -44,6 +76,20 @@ export interface EmulatorOptions {
   fetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
+/** What heardAt tells about one call. */
+export interface HeardRecord {
+  answeredAt: number | null
+  /** Who really answered, in AMD's words (null: not answered). */
+  party: string | null
+  /** Answered, and by a person (human or unknown): the calls the 2-second rule is about. */
+  personAnswered: boolean
+  firstHeard: Heard | null
+  /** firstHeard.at - answeredAt (null when nothing was heard). */
+  waited: number | null
+  /** The Timeout the call was created with. */
+  timeout: number
+}
+
 export interface ReceivedRequest {
   method: string
   path: string
@@ -52,15 +98,6 @@ export interface ReceivedRequest {
   status: number
 }
 
-interface TwilioErrorBody {
-  code: number
-  message: string
-  status: number
-}
-
-const E164 = /^\+[1-9]\d{1,14}$/
-const STATUS_EVENTS = new Set(['initiated', 'ringing', 'answered', 'completed'])
-const API = '/2010-04-01/Accounts/'
 
 export class TwilioEmulator {
   readonly received: ReceivedRequest[] = []
@@ -127,6 +164,43 @@ export class TwilioEmulator {
     return this.sent.filter((c) => c.callSid === callSid)
   }
 
+  /**
+   * When the lead of a call first heard a person or a message after the answer (see the note at
+   * the top); null for an unknown call.
+   */
+  heardAt(callSid: string): HeardRecord | null {
+    const call = this.calls.get(callSid)
+    if (!call) return null
+    const firstHeard = call.heard ? { ...call.heard } : null
+    return {
+      answeredAt: call.answeredAt, party: call.party, personAnswered: call.answeredAt !== null && isPersonAnswer(call.party), firstHeard,
+      waited: firstHeard && call.answeredAt !== null ? firstHeard.at - call.answeredAt : null, timeout: call.timeout,
+    }
+  }
+
+  /** The Timeout each call was created with (Calls.json and Participants.json), by CallSid. */
+  timeouts(): Map<string, number> {
+    return new Map([...this.calls.values()].filter((c) => c.direction === 'outbound-api').map((c) => [c.sid, c.timeout]))
+  }
+
+  /** Every conference room, oldest first. */
+  conferences(): Conference[] {
+    return [...this.engine.conferences.all.values()]
+  }
+
+  /** The room with this SID, else the newest of this FriendlyName (running or not). */
+  conference(friendlyNameOrSid: string): Conference | null {
+    const rooms = this.conferences()
+    return rooms.find((c) => c.sid === friendlyNameOrSid) ?? rooms.filter((c) => c.friendlyName === friendlyNameOrSid).at(-1) ?? null
+  }
+
+  /** A call comes in from `from` to the account's number `to`: the incoming-call webhook goes to `url` and its TwiML runs. */
+  async callIn(options: CallInOptions): Promise<EmulatedCall> {
+    const account = options.accountSid ? this.accounts.get(options.accountSid) : this.options.accounts[0]
+    if (!account) throw new Error(`No emulator account ${options.accountSid ?? ''}`)
+    return callIn(this.engine, account, this.scripts.get(options.from) ?? {}, options, (call) => this.calls.set(call.sid, call))
+  }
+
   async stop(): Promise<void> {
     for (const call of this.calls.values()) void this.engine.end(call, call.answeredAt === null ? 'canceled' : 'completed')
     await this.server?.stop(true)
@@ -138,31 +212,31 @@ export class TwilioEmulator {
     const params = req.method === 'POST' ? formParams(await req.text()) : {}
     const entry: ReceivedRequest = { method: req.method, path: url.pathname + url.search, params, accountSid: null, status: 0 }
     this.received.push(entry)
-    const response = this.route(req, url.pathname, params, entry)
+    const response = this.route(req, url, params, entry)
     entry.status = response.status
     return response
   }
 
-  private route(req: Request, path: string, params: Record<string, string | string[]>, entry: ReceivedRequest): Response {
+  private route(req: Request, url: URL, params: Params, entry: ReceivedRequest): Response {
+    const path = url.pathname
     if (!path.startsWith(API)) return notFound(path)
-    const [accountSid, collection, file, ...more] = path.slice(API.length).split('/')
+    const [accountSid, ...parts] = path.slice(API.length).split('/')
+    const [collection, file, ...more] = parts
     const account = this.authenticate(req, accountSid ?? '')
     if (!account) return error({ status: 401, code: 20003, message: 'Authentication Error - invalid username or password' })
     entry.accountSid = account.sid
-    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)
-    const p = (name: string) => one(params[name])
-    if (collection === 'Calls' && file === undefined) return notFound(path)
-    if (collection === 'Calls.json' && file === undefined && req.method === 'POST') return this.create(account, params, p)
+    const ctx = this.rest()
+    if (collection === 'Calls.json' && file === undefined && req.method === 'POST') return createCall(ctx, account, params)
     if (collection === 'Calls' && file?.endsWith('.json') && more.length === 0) {
       const call = this.calls.get(file.slice(0, -5))
       if (!call || call.accountSid !== account.sid) return notFound(path)
-      if (req.method === 'GET') return Response.json(this.resource(call))
-      if (req.method === 'POST') return this.update(call, p)
+      if (req.method === 'GET') return Response.json(callResource(call))
+      if (req.method === 'POST') return updateCall(ctx, call, params)
     }
     if (collection === 'Calls' && file && more.length === 1 && more[0] === 'Recordings.json' && req.method === 'POST') {
       const call = this.calls.get(file)
       if (!call || call.accountSid !== account.sid) return notFound(path)
-      return this.startRecording(call, params, p)
+      return startCallRecording(ctx, call, params)
     }
     if (collection === 'Recordings' && file?.endsWith('.wav') && more.length === 0 && req.method === 'GET') {
       const sid = file.slice(0, -4)
@@ -179,7 +253,11 @@ export class TwilioEmulator {
       this.deletedRecordings.add(sid)
       return new Response(null, { status: 204 })
     }
-    return notFound(path)
+    return conferenceRoutes(ctx, account, req.method, path, parts, url.searchParams, params) ?? notFound(path)
+  }
+
+  private rest(): RestContext {
+    return { engine: this.engine, calls: this.calls, scripts: this.scripts, failures: this.failures, queueTurn: (account) => this.queueTurn(account) }
   }
 
   private authenticate(req: Request, pathSid: string): EmulatorAccount | null {
@@ -192,57 +270,6 @@ export class TwilioEmulator {
     return account
   }
 
-  private create(account: EmulatorAccount, params: Record<string, string | string[]>, p: (name: string) => string | undefined): Response {
-    const failure = this.failures.shift()
-    if (failure) return error(failure)
-    const to = p('To')
-    const from = p('From')
-    if (!to) return error({ status: 400, code: 21201, message: "No 'To' number is specified" })
-    if (!E164.test(to)) return error({ status: 400, code: 21211, message: `Invalid 'To' Phone Number: ${to}` })
-    if (!from) return error({ status: 400, code: 21213, message: "No 'From' number is specified" })
-    if (!E164.test(from)) return error({ status: 400, code: 21212, message: `Invalid 'From' Phone Number: ${from}` })
-    if (account.callerIds && !account.callerIds.includes(from)) {
-      return error({ status: 400, code: 21210, message: `The source phone number provided, ${from}, is not yet verified for your account.` })
-    }
-    const url = p('Url')
-    const twiml = p('Twiml')
-    if (!url && !twiml) return error({ status: 400, code: 21205, message: "Either a 'Url', 'Twiml' or 'ApplicationSid' parameter must be specified" })
-    if (url && !isHttpUrl(url)) return error({ status: 400, code: 21205, message: `Url is not a valid URL: ${url}` })
-    for (const name of ['StatusCallback', 'AsyncAmdStatusCallback', 'RecordingStatusCallback']) {
-      const value = p(name)
-      if (value !== undefined && !isHttpUrl(value)) return error({ status: 400, code: 21609, message: `Invalid ${name} URL: ${value}` })
-    }
-    const timeout = p('Timeout') === undefined ? 60 : Number(p('Timeout'))
-    if (!Number.isInteger(timeout) || timeout < 1 || timeout > 600) return error({ status: 400, code: 20001, message: 'Invalid parameter: Timeout' })
-    const up = [...this.calls.values()].filter((c) => c.accountSid === account.sid && c.endedAt === null).length
-    if (account.maxConcurrentCalls !== undefined && up >= account.maxConcurrentCalls) return error({ status: 429, code: 20429, message: 'Too Many Requests' })
-    const events = params.StatusCallbackEvent
-    const recordingEvents = params.RecordingStatusCallbackEvent
-    const detection = p('MachineDetection')
-    const call = this.engine.newCall({
-      accountSid: account.sid,
-      authToken: account.authToken,
-      to,
-      from,
-      url: url ?? null,
-      twiml: url ? null : (twiml ?? null),
-      statusCallback: p('StatusCallback') ?? null,
-      // Twilio sends only 'completed' when no event is named.
-      events: new Set((Array.isArray(events) ? events : events ? events.split(/\s+/) : ['completed']).filter((e) => STATUS_EVENTS.has(e))),
-      amd: detection === 'Enable' || detection === 'DetectMessageEnd' ? (p('AsyncAmd') === 'true' ? 'async' : 'sync') : null,
-      amdCallback: p('AsyncAmdStatusCallback') ?? null,
-      record: p('Record') === 'true',
-      recordingCallback: p('RecordingStatusCallback') ?? null,
-      // Repeated or space-separated; Twilio's default is completed only.
-      recordingEvents: new Set(Array.isArray(recordingEvents) ? recordingEvents.flatMap((e) => e.split(/\s+/)) : recordingEvents ? recordingEvents.split(/\s+/) : ['completed']),
-      script: this.scripts.get(to) ?? {},
-      timeout,
-    })
-    call.queuedFor = this.queueTurn(account)
-    this.calls.set(call.sid, call)
-    return Response.json(this.resource(call), { status: 201 })
-  }
-
   /** Emulated seconds a call created now waits in `queued` for its turn under the account's calls per second. */
   private queueTurn(account: EmulatorAccount): number {
     if (!account.callsPerSecond) return 0
@@ -252,68 +279,4 @@ export class TwilioEmulator {
     this.nextStart.set(account.sid, start + 1000 / (account.callsPerSecond * speed))
     return ((start - now) * speed) / 1000
   }
-
-  private update(call: EmulatedCall, p: (name: string) => string | undefined): Response {
-    const status = p('Status')
-    const twiml = p('Twiml')
-    const url = p('Url')
-    if (status !== undefined) {
-      if (status !== 'completed' && status !== 'canceled') return error({ status: 400, code: 20001, message: `Invalid parameter: Status ${status}` })
-      // Twilio: canceled "will not affect calls already in progress"; completed ends them too.
-      if (status === 'canceled' && call.answeredAt !== null) return Response.json(this.resource(call))
-      this.engine.hangUp(call)
-      return Response.json(this.resource(call))
-    }
-    if (twiml === undefined && url === undefined) return Response.json(this.resource(call))
-    if (call.status !== 'in-progress' || call.endedAt !== null) return error({ status: 400, code: 21220, message: 'Call is not in-progress. Cannot redirect.' })
-    if (url !== undefined && !isHttpUrl(url)) return error({ status: 400, code: 21205, message: `Url is not a valid URL: ${url}` })
-    this.engine.redirect(call, twiml !== undefined ? { twiml } : { url: url! })
-    return Response.json(this.resource(call))
-  }
-
-  /** CreateCallRecording: only a call in progress can be recorded (Twilio's 21220, invalid call state). */
-  private startRecording(call: EmulatedCall, params: Record<string, string | string[]>, p: (name: string) => string | undefined): Response {
-    if (call.status !== 'in-progress' || call.endedAt !== null) return error({ status: 400, code: 21220, message: 'Call is not in-progress. Cannot start a recording.' })
-    const callback = p('RecordingStatusCallback') ?? null
-    if (callback !== null && !isHttpUrl(callback)) return error({ status: 400, code: 21609, message: `Invalid RecordingStatusCallback URL: ${callback}` })
-    const named = params.RecordingStatusCallbackEvent
-    // One parameter, events separated by spaces (repeated parameters are read too); the default is completed.
-    const events = new Set(Array.isArray(named) ? named.flatMap((e) => e.split(/\s+/)) : named ? named.split(/\s+/) : ['completed'])
-    const recording = this.engine.startRecording(call, callback, events)
-    const uri = `${API}${call.accountSid}/Calls/${call.sid}/Recordings/${recording.sid}.json`
-    return Response.json({
-      sid: recording.sid, account_sid: call.accountSid, call_sid: call.sid, api_version: '2010-04-01', status: 'in-progress', source: 'StartCallRecordingAPI',
-      channels: 1, track: 'both', start_time: rfc2822(new Date(call.startedAt + recording.startedAt * 1000)), duration: '-1', uri,
-      date_created: rfc2822(new Date()), date_updated: rfc2822(new Date()), price: null, price_unit: 'USD', error_code: null, conference_sid: null,
-    }, { status: 201 })
-  }
-
-  /** The Call resource as Twilio serializes it (snake_case, RFC 2822 dates, duration as a string). */
-  private resource(call: EmulatedCall): Record<string, unknown> {
-    const at = (emulatedSeconds: number | null) => (emulatedSeconds === null ? null : rfc2822(new Date(call.startedAt + emulatedSeconds * 1000)))
-    const uri = `${API}${call.accountSid}/Calls/${call.sid}.json`
-    return {
-      sid: call.sid, account_sid: call.accountSid, api_version: '2010-04-01', parent_call_sid: null,
-      date_created: at(0), date_updated: rfc2822(new Date()), start_time: at(call.answeredAt), end_time: at(call.endedAt),
-      duration: call.duration === null ? null : String(call.duration), status: call.status, direction: 'outbound-api',
-      to: call.to, to_formatted: call.to, from: call.from, from_formatted: call.from, answered_by: call.answeredBy,
-      price: null, price_unit: 'USD', uri, subresource_uris: { recordings: uri.replace('.json', '/Recordings.json') },
-    }
-  }
 }
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const u = new URL(value)
-    return u.protocol === 'https:' || u.protocol === 'http:'
-  } catch {
-    return false
-  }
-}
-
-function error(body: TwilioErrorBody): Response {
-  return Response.json({ ...body, more_info: `https://www.twilio.com/docs/errors/${body.code}` }, { status: body.status })
-}
-
-const notFound = (path: string) => error({ status: 404, code: 20404, message: `The requested resource ${path} was not found` })
-
