@@ -98,6 +98,11 @@ describe('console floor view (compiled binary)', () => {
     await reader.cancel()
     const refused = await consoleCall(sdr, 'POST', `/orgs/${orgId}/calls/${crypto.randomUUID()}/supervise`, { mode: 'listen', phone: '+12125550150' })
     expect([refused.status, refused.body.error.missing_permission]).toEqual([403, 'campaigns:write'])
+    // HEAD on a stream gets its head at once (a body that never ends used to hold the connection silent).
+    for (const which of ['floor', 'campaigns']) {
+      const head = await fetch(`${base}/console/api/orgs/${orgId}/${which}/stream`, { method: 'HEAD', headers: { cookie: sdr.cookie }, signal: AbortSignal.timeout(3_000) })
+      expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
+    }
     const html = await (await fetch(`${base}/console/floor?org=${orgId}`)).text()
     const script = /src="(\/console\/assets\/app-[^"]+\.js)"/.exec(html)![1]!
     expect(await (await fetch(`${base}${script}`)).text()).toContain('/floor/stream')
