@@ -90,6 +90,16 @@ describe('a lead calls back', () => {
     // Not a dial: out of the abandonment ledger.
     expect(read).toMatchObject({ direction: 'inbound', status: 'in_progress', answered_at: null, abandoned: null, started_by: { type: 'person', api_key_id: null } })
     expect(eventTypes(w, call!.id)).toEqual(['call.started', 'call.answered'])
+    // A seat holding this caller is no dialer line: the pacing counts only seats with an outbound call.
+    const seatRow = (id: string, leadCallId: string) => ({
+      id, orgId: w.orgId, campaignId: call!.campaignId, personId: 'p', name: 'Gia Gutter', role: 'sdr' as const, phone: '+13125550155', state: 'on_call' as const,
+      carrier: 'twilio', carrierCallId: null, conferenceSid: null, leadCallId, carrierState: {}, endedReason: null, created: 1, updated: 1, seatedAt: 1, endedAt: null,
+    })
+    w.h.services.stores.seats.insert(seatRow(crypto.randomUUID(), call!.id))
+    expect(w.h.services.stores.seats.onCallOutbound(call!.campaignId)).toBe(0)
+    w.h.services.stores.seats.insert(seatRow(crypto.randomUUID(), crypto.randomUUID()))
+    expect(w.h.services.stores.seats.onCallOutbound(call!.campaignId)).toBe(1)
+    expect(w.h.services.stores.seats.count(call!.campaignId, 'on_call')).toBe(2)
     // A call not in a seat's conference cannot be supervised.
     expectError(await w.h.admin('POST', `/calls/${call!.id}/supervise`, { mode: 'listen', phone: '+13125550160' }), 404, 'not_found')
     // The number's status callback (by CallSid) ends it; it held no dialer line, so it frees none.

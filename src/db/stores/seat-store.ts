@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, lt, ne } from 'drizzle-orm'
+import { and, asc, count, desc, eq, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { seats } from '../schema'
 
@@ -31,6 +31,13 @@ export function seatStore(db: Db) {
       return db.select().from(seats).where(and(eq(seats.orgId, orgId), ne(seats.state, 'ended'))).orderBy(asc(seats.id)).all()
     },
     count: countIn,
+    /** Seats of a campaign with one of the dialer's calls: a lead who called in holds a seat but no outbound line. */
+    onCallOutbound(campaignId: string): number {
+      return db.select({ n: count() }).from(seats)
+        .where(and(eq(seats.campaignId, campaignId), eq(seats.state, 'on_call'),
+          sql`NOT EXISTS (SELECT 1 FROM calls WHERE calls.id = ${seats.leadCallId} AND calls.direction = 'inbound')`))
+        .get()?.n ?? 0
+    },
     /** The seat that has waited longest (its `updated` is when it last became free). */
     longestWaiting(campaignId: string): SeatRow | undefined {
       return db.select().from(seats).where(and(eq(seats.campaignId, campaignId), eq(seats.state, 'waiting')))

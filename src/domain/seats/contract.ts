@@ -16,7 +16,7 @@ export interface SeatBoard {
   end(campaignId: string, seatId: string): Seat
   /** Seats waiting now, free for a lead (the dialer's pacing). */
   waiting(campaignId: string): number
-  /** Seats of the campaign with a lead now (state on_call): the dialer counts lead lines not yet with a seat. */
+  /** Seats of the campaign with an outbound lead call now (a lead who called in is not one of the dialer's lines): the dialer counts lead lines not yet with a seat. */
   onCall(campaignId: string): number
   /**
    * At a lead's answer (power, predictive), inside the caller's transaction: a waiting seat of the

@@ -180,7 +180,7 @@ export function seatBoard(deps: SeatBoardDeps): SeatBoardService {
     },
 
     waiting: (campaignId) => seats.count(campaignId, 'waiting'),
-    onCall: (campaignId) => seats.count(campaignId, 'on_call'),
+    onCall: (campaignId) => seats.onCallOutbound(campaignId),
 
     claim(campaignId, leadCallId, at) {
       const row = seats.longestWaiting(campaignId)

@@ -1,6 +1,7 @@
 import { logger } from '../../log'
 import type { CarrierMetrics } from '../ports'
 import type { CarrierState } from './call-plan'
+import { formParams, validateTwilioRequest } from './signature'
 
 /**
  * What the Twilio carrier tells operators about its callbacks: /metrics counters (calls by final
@@ -20,6 +21,22 @@ export function refuseCallback(metrics: CarrierMetrics | undefined, input: { cal
   metrics?.refused(reason)
   logger.warn('twilio_callback_refused', { call_id: input.callId.slice(0, 64), step: input.step, reason, url: withoutUserInfo(input.url) })
   return { status: 403, twiml: null }
+}
+
+/**
+ * A callback's form fields (the first of each name) once its X-Twilio-Signature checks out
+ * with the account's token over `url` and its AccountSid, if sent, is the account's; else why not.
+ * Every Twilio route (calls, seats' legs, incoming calls) checks through here.
+ */
+export function verifiedParams(
+  account: { accountSid: string; authToken: string }, input: { url: string; body: string; signature: string | null },
+): { params: Record<string, string> } | { refused: 'signature' | 'account' } {
+  const multi = formParams(input.body)
+  if (!validateTwilioRequest(account.authToken, input.signature, input.url, multi)) return { refused: 'signature' }
+  const params: Record<string, string> = {}
+  for (const [name, value] of Object.entries(multi)) params[name] = Array.isArray(value) ? (value[0] ?? '') : value
+  if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return { refused: 'account' }
+  return { params }
 }
 
 /** Counts a call's end at Twilio once: the step (or look-up) that moved it to ended, by Twilio's status. */

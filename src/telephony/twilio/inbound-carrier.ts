@@ -2,12 +2,11 @@ import { logger } from '../../log'
 import type { SuperviseRequest } from '../carrier'
 import type { CarrierCallRecord } from '../ports'
 import type { CallPlan, CarrierState } from './call-plan'
-import { refuseCallback, timed } from './callback-audit'
+import { refuseCallback, timed, verifiedParams } from './callback-audit'
 import { runStep } from './callback-steps'
 import { addParticipant, findConference } from './conference-client'
 import { answerIncoming } from './inbound-steps'
 import { TwilioRestClient, type TwilioFailure, type TwilioResult } from './rest-client'
-import { formParams, validateTwilioRequest } from './signature'
 import { hangup, say } from './twiml'
 import { TwilioCarrier, type CallbackReply } from './twilio-carrier'
 
@@ -102,12 +101,8 @@ export class FloorTwilioCarrier extends TwilioCarrier {
     const account = this.deps.account(input.orgId)
     const refuse = (reason: 'unknown_call' | 'signature' | 'account') => (refuseCallback(this.deps.metrics, { callId: input.orgId, step, url: input.url }, reason), null)
     if (!account) return refuse('unknown_call')
-    const multi = formParams(input.body)
-    if (!validateTwilioRequest(account.authToken, input.signature, input.url, multi)) return refuse('signature')
-    const params: Record<string, string> = {}
-    for (const [name, value] of Object.entries(multi)) params[name] = Array.isArray(value) ? (value[0] ?? '') : value
-    if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return refuse('account')
-    return params
+    const checked = verifiedParams(account, input)
+    return 'refused' in checked ? refuse(checked.refused) : checked.params
   }
 
   /** The same webhook again: what the call runs now (the seat's room, or the bridge's current leg). */

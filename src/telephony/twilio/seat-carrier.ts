@@ -1,11 +1,10 @@
 import { logger } from '../../log'
 import type { SeatLegRequest } from '../carrier'
 import type { SeatLegPort } from '../ports'
-import { refuseCallback, timed } from './callback-audit'
+import { refuseCallback, timed, verifiedParams } from './callback-audit'
 import { FloorTwilioCarrier } from './inbound-carrier'
 import { TwilioRestClient, type TwilioAccount } from './rest-client'
 import { runSeatStep, SEAT_RING_SECONDS, SEAT_STEPS, seatUrl, type SeatStep } from './seat-steps'
-import { formParams, validateTwilioRequest } from './signature'
 import type { CallbackReply } from './twilio-carrier'
 
 /** A signed callback of a seat's leg (seat-routes.ts). */
@@ -99,11 +98,9 @@ export class SeatedTwilioCarrier extends FloorTwilioCarrier {
       const account = leg ? this.deps.account(leg.orgId) : null
       const refused = { callId: input.seatId, step: `seat-${step}`, url: input.url }
       if (!legs || !leg || !account) return refuseCallback(this.deps.metrics, refused, 'unknown_call')
-      const multi = formParams(input.body)
-      if (!validateTwilioRequest(account.authToken, input.signature, input.url, multi)) return refuseCallback(this.deps.metrics, refused, 'signature')
-      const params: Record<string, string> = {}
-      for (const [name, value] of Object.entries(multi)) params[name] = Array.isArray(value) ? (value[0] ?? '') : value
-      if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return refuseCallback(this.deps.metrics, refused, 'account')
+      const checked = verifiedParams(account, input)
+      if ('refused' in checked) return refuseCallback(this.deps.metrics, refused, checked.refused)
+      const params = checked.params
       this.deps.metrics?.callback(`seat-${step}`)
       return this.deps.transaction((): CallbackReply => {
         const current = legs.get(input.seatId)!

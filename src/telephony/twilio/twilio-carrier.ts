@@ -5,10 +5,9 @@ import { callbackUrl, CALLBACK_STEPS, initialCarrierState, LEAD_RING_SECONDS, LE
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
 import { RECORDING_STATUS_EVENTS, TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
-import { countEnd, refuseCallback, timed } from './callback-audit'
+import { countEnd, refuseCallback, timed, verifiedParams } from './callback-audit'
 import { warnIfLoopback } from './public-url'
 import { DELETE_RETRIES_MS, deleteTwilioCopy, downloadRecording, type RecordingCopyDeps } from './recording-copy'
-import { formParams, validateTwilioRequest } from './signature'
 
 /**
  * Twilio Programmable Voice as a carrier (docs/telephony.md): a person-first power dialer. The
@@ -134,11 +133,9 @@ export class TwilioCarrier implements Carrier {
     const account = row ? this.deps.account(row.orgId) : null
     // Unknown call, or an organization without a token to check with: nobody can prove who sent it.
     if (!row || !account) return refuseCallback(this.deps.metrics, input, 'unknown_call')
-    const multi = formParams(input.body)
-    if (!validateTwilioRequest(account.authToken, input.signature, input.url, multi)) return refuseCallback(this.deps.metrics, input, 'signature')
-    const params: Record<string, string> = {}
-    for (const [name, value] of Object.entries(multi)) params[name] = Array.isArray(value) ? (value[0] ?? '') : value
-    if (params.AccountSid !== undefined && params.AccountSid !== account.accountSid) return refuseCallback(this.deps.metrics, input, 'account')
+    const checked = verifiedParams(account, input)
+    if ('refused' in checked) return refuseCallback(this.deps.metrics, input, checked.refused)
+    const params = checked.params
     this.deps.metrics?.callback(step)
     const sid = LEG_STEPS.has(step) ? params.ParentCallSid : params.CallSid
     let actions: RestAction[] = []
