@@ -65,10 +65,12 @@ describe('seats (admin API, Twilio emulator)', () => {
     expect(leg.pressed).toEqual(['1'])
     expect(leg.spoken?.map((s) => s.text).join(' ')).toContain('Spring roofs')
     // Its room runs with the person in it, and the service knows the room's SID (where supervisors join).
+    // The seat waits once its press 1 is answered; the emulator runs that answer's TwiML (the room) just after.
+    const deadline = Date.now() + 5_000
+    while (w.emulator.conference(`seat-${seat.id}`)?.status !== 'in-progress' && Date.now() < deadline) await Bun.sleep(20)
     const room = w.emulator.conference(`seat-${seat.id}`)!
     expect(room.status).toBe('in-progress')
     expect(room.participants.map((p) => p.call.sid)).toEqual([leg.sid])
-    const deadline = Date.now() + 5_000
     while (w.h.services.stores.seats.get(seat.id)?.conferenceSid !== room.sid && Date.now() < deadline) await Bun.sleep(20)
     expect(w.h.services.stores.seats.get(seat.id)).toMatchObject({ conferenceSid: room.sid, carrierCallId: leg.sid })
     expect(w.h.services.seats.waiting(w.campaignId)).toBe(1)

@@ -51,6 +51,9 @@ describe('seats (compiled binary, Twilio emulator)', () => {
     const leg = legOf(SDR.phone)!
     expect(leg.from).toBe(CALLER)
     expect(leg.pressed).toEqual(['1'])
+    // The seat waits once its press 1 is answered; the emulator runs that answer's TwiML (the room) just after.
+    const roomBy = Date.now() + 5_000
+    while (emulator.conference(`seat-${id}`)?.status !== 'in-progress' && Date.now() < roomBy) await Bun.sleep(20)
     const room = emulator.conference(`seat-${id}`)!
     expect(room.status).toBe('in-progress')
     expect(room.participants.map((p) => p.call.sid)).toEqual([leg.sid])
