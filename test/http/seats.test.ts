@@ -1,7 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { signTwilioRequest } from '../../src/telephony/twilio/signature'
 import { ADMIN_TOKEN, createHarness, expectError } from '../harness'
-import { CALLER_SF, SID, setup, TOKEN, type World } from './twilio-world'
+import { CALLER_SF, poster, SID, setup, TOKEN, type World } from './twilio-world'
 
 setDefaultTimeout(60_000)
 
@@ -37,17 +36,6 @@ async function seatUntil(w: World, id: string, until: (seat: any) => boolean, ms
 }
 
 const legOf = (w: World, phone: string) => [...w.emulator.calls.values()].find((c) => c.to === phone)
-
-function poster(w: World) {
-  const publicUrl = w.h.services.config.publicUrl
-  return async (path: string, params: Record<string, string>, token: string | null = TOKEN) => {
-    const url = `${publicUrl}${path}`
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' }
-    if (token) headers['x-twilio-signature'] = signTwilioRequest(token, url, params)
-    const response = await w.h.app.handle(new Request(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() }))
-    return { status: response.status, text: await response.text() }
-  }
-}
 
 describe('seats (admin API, Twilio emulator)', () => {
   test('a seat is called, sits on press 1 in its own room, waits; DELETE hangs its leg up; one that presses nothing ends not_accepted', async () => {

@@ -1,9 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { newId } from '../../src/domain/ids'
 import { MAX_PER_CALL } from '../../src/domain/calls/supervision'
-import { signTwilioRequest } from '../../src/telephony/twilio/signature'
 import { expectError } from '../harness'
-import { addLead, CALLER_NY, eventTypes, ny, SID, setup, TOKEN, type World } from './twilio-world'
+import { addLead, CALLER_NY, eventTypes, ny, poster, SID, setup, TOKEN, type World } from './twilio-world'
 
 setDefaultTimeout(60_000)
 
@@ -46,17 +45,6 @@ async function world(waiting: boolean) {
   // Paused: leads wait, nothing is dialed out; a lead may still call in.
   expect((await w.h.admin('PATCH', `/campaigns/${w.campaignId}`, { status: 'paused' })).status).toBe(200)
   return { w, seat: seatDouble(w, waiting) }
-}
-
-function poster(w: World) {
-  const publicUrl = w.h.services.config.publicUrl
-  return async (path: string, params: Record<string, string>, token: string | null = TOKEN) => {
-    const url = `${publicUrl}${path}`
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' }
-    if (token) headers['x-twilio-signature'] = signTwilioRequest(token, url, params)
-    const response = await w.h.app.handle(new Request(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() }))
-    return { status: response.status, text: await response.text() }
-  }
 }
 
 const incoming = (sid: string, from: string, to = CALLER_NY) => ({ CallSid: sid, AccountSid: SID, From: from, To: to, CallStatus: 'ringing', Direction: 'inbound', ApiVersion: '2010-04-01' })

@@ -1,6 +1,7 @@
 import { afterEach, expect } from 'bun:test'
 import { createHarness, scratchDir, type Harness, type TestKey } from '../harness'
 import { TwilioEmulator } from '../emulators/twilio/emulator'
+import { signTwilioRequest } from '../../src/telephony/twilio/signature'
 
 /**
  * A service with one organization dialing live calls through the Twilio emulator, in process
@@ -96,3 +97,15 @@ export function eventTypes(w: World, callId: string): string[] {
   return w.h.services.stores.events.forObject(callId).map((row) => JSON.parse(row.body).type as string)
 }
 
+
+/** A form POST to one of the service's Twilio routes (`path` under DIALER_PUBLIC_URL), signed with `token` (null: unsigned), through the whole handler. */
+export function poster(w: World) {
+  const publicUrl = w.h.services.config.publicUrl
+  return async (path: string, params: Record<string, string>, token: string | null = TOKEN) => {
+    const url = `${publicUrl}${path}`
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' }
+    if (token) headers['x-twilio-signature'] = signTwilioRequest(token, url, params)
+    const response = await w.h.app.handle(new Request(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() }))
+    return { status: response.status, text: await response.text() }
+  }
+}
