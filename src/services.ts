@@ -44,6 +44,7 @@ import type { SeatBoardService } from './domain/seats/seat-board'
 import { carrierList, carrierRules, type CarrierSet } from './telephony/registry'
 import { bootAndSchedule } from './wiring/boot-and-jobs'
 import { wireCalling } from './wiring/calling'
+import { streamTokenKey } from './telephony/media-stream/stream-token'
 import { wireSubscriptions } from './wiring/subscriptions'
 
 /** Everything a running service holds: database, clock, domain services, limits and jobs. */
@@ -190,6 +191,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const { recordings, carrierSet, carrier, carriers, links, calls, seats, dialer, supervision, abandonment } = wireCalling({
     config, stores, orgs, dnc, events, leads, queues, handleTimes, clock, scheduler, metrics, autoDial: options.autoDial ?? true,
     openedCarrierOf: (orgId) => openedCarrierOf(orgs, orgId),
+    streamKey: streamTokenKey(secretKey.key),
   })
 
   const webhooks = webhookService({

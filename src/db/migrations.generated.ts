@@ -314,5 +314,16 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nALTER TABLE `calls` ADD `abandoned` integer;",
       "\nCREATE INDEX `calls_ledger` ON `calls` (`campaign_id`,`answered_at`) WHERE answered_at IS NOT NULL;"
     ]
+  },
+  {
+    "tag": "0022_ai_seat",
+    "folderMillis": 1795817224119,
+    "hash": "24d33734296911ffb0ee8396708202fdcee5ef5c1ce1a60d6f4bb9e617990b3b",
+    "bps": true,
+    "sql": [
+      "ALTER TABLE `campaigns` ADD `ai_agent` text;",
+      "\nALTER TABLE `calls` ADD `ai_seated` integer DEFAULT false NOT NULL;",
+      "\nALTER TABLE `calls` ADD `ai_first_audio_ms` integer;"
+    ]
   }
 ]

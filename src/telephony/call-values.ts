@@ -27,3 +27,22 @@ export interface ConsentNotice {
   requiredBy: string[]
   notice: RecordingNotice
 }
+
+/** Said or played before an AI seat takes the call (an artificial voice identifies itself first: 47 CFR 64.1200(b)). */
+export type AiDisclosure = { say: string } | { audio_url: string }
+
+/**
+ * A campaign's AI agent as stored (defaults filled): the call's audio is relayed to `url` in
+ * Twilio's Media Streams protocol (src/telephony/media-stream/). `kind` leaves room for agents
+ * the service runs itself.
+ */
+export interface AiAgentSettings {
+  kind: 'stream'
+  /** wss:// (ws:// only to a loopback address). */
+  url: string
+  /** Sent to the agent in `start.customParameters` (at most 20; no name starts with dialer_). */
+  parameters: Record<string, string>
+  /** The agent must send audio within this many ms of Twilio's `start` (500-5000). */
+  first_audio_ms: number
+  disclosure: AiDisclosure
+}

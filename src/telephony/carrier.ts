@@ -1,4 +1,4 @@
-import type { ConsentNotice, TranscriptLine, Voicemail } from './call-values'
+import type { AiAgentSettings, ConsentNotice, TranscriptLine, Voicemail } from './call-values'
 import type { Outcome } from '../domain/outcomes'
 
 export type AnsweredBy = 'person' | 'machine' | 'unknown'
@@ -44,6 +44,15 @@ export interface DialRequest {
   callerId: string | null
   /** Detect answering machines; off, everyone who answers is taken for a person. */
   machineDetection: boolean
+  /**
+   * The campaign's AI seat: a person who answers hears its disclosure, then is streamed to the
+   * agent (media-stream/); the dial mode applies to the handover. Absent or null: people first.
+   */
+  aiAgent?: AiAgentSettings | null
+  /** The lead, for the agent's `dialer_lead_id` (set with aiAgent). */
+  leadId?: string
+  /** The organization's name, said when the service takes a call back from its agent. */
+  orgName?: string
   /** What to do on answer: a person is bridged to these people in turn; a machine gets this voicemail (none: hang up). */
   onAnswer: { bridge: BridgePerson[]; voicemail: Voicemail | null }
 }
@@ -102,6 +111,10 @@ export interface CallEvents {
    * waiting seat's conference (or the AI seat's first audio). Told once; later ones change nothing.
    */
   connected?(callId: string, at: number): void
+  /** The call was put on the campaign's AI seat: its agent's stream started (calls.ai_seated). Told once. */
+  seated?(callId: string): void
+  /** The agent's first audio came `ms` after the stream started (calls.ai_first_audio_ms). Told once. */
+  agentAudio?(callId: string, ms: number): void
   /** The recording notice finished playing at `at` (unix ms): recording may start from then. */
   announced?(callId: string, at: number): void
   /**

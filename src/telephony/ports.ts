@@ -2,6 +2,7 @@ import type { Clock } from '../jobs/clock'
 import type { Scheduler } from '../jobs/scheduler'
 import type { SeatBoard } from '../domain/seats/contract'
 import type { BridgePerson } from './carrier'
+import type { SeatMetrics } from './media-stream/contract'
 
 /**
  * What a carrier is given by the service (src/services.ts wires it): telephony declares the
@@ -138,6 +139,10 @@ export interface CarrierPorts {
   seats?: SeatPort
   /** Absent: the carrier places no seat legs. */
   seatLegs?: SeatLegPort
+  /** Signs and checks the AI seat's stream tokens (media-stream/stream-token.ts): derived from the service's secret key. */
+  streamKey?: Uint8Array
+  /** What the AI seat's relay counts (absent: nothing). */
+  seatMetrics?: SeatMetrics
   /** Absent: incoming calls hear that nobody takes calls at this number. */
   inbound?: InboundCallPort
 }

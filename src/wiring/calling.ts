@@ -40,6 +40,8 @@ export function wireCalling(deps: {
   autoDial: boolean
   /** The organization's carrier settings with secrets opened (null when they do not open). */
   openedCarrierOf: (orgId: string) => OpenedSettings | null
+  /** Signs the AI seat's stream tokens (derived from the secret key). */
+  streamKey: Uint8Array
 }) {
   const { config, stores, orgs, dnc, events, leads, queues, handleTimes, clock, scheduler, metrics } = deps
   const recordings = recordingFiles(config.dataDir)
@@ -55,6 +57,7 @@ export function wireCalling(deps: {
     simSpeed: config.simSpeed,
     metrics: metrics.carrier,
     kindInUse: (kind) => stores.orgs.hasCarrierKind(kind),
+    streamKey: deps.streamKey,
     // Both are built below; carriers reach them only once a call or a seat's leg calls back.
     inbound: { open: (orgId, call) => calls.openInbound(orgId, call) },
     ...seatPorts(() => seats),

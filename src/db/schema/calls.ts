@@ -72,6 +72,10 @@ export const calls = sqliteTable(
     connectedAt: integer('connected_at'),
     /** No connection within 2 s of answered_at (a lead who hung up inside the 2 s is not); null until decided or when no person answered. */
     abandoned: integer('abandoned', { mode: 'boolean' }),
+    /** The call was put on the campaign's AI seat (an agent talked to the lead). */
+    aiSeated: integer('ai_seated', { mode: 'boolean' }).notNull().default(false),
+    /** ms from the stream's start to the agent's first audio; null when no audio came (or no seat). */
+    aiFirstAudioMs: integer('ai_first_audio_ms'),
     /** Set once the usage count has added this ended call to the rollups. */
     usageCounted: integer('usage_counted', { mode: 'boolean' }).notNull().default(false),
   },

@@ -1,7 +1,7 @@
 /** Campaigns and their lists: retired numbers, Do Not Call entries, waiting counts. */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { orgs } from './access'
-import type { Voicemail } from '../../telephony/call-values'
+import type { AiAgentSettings, Voicemail } from '../../telephony/call-values'
 
 export interface Person {
   id: string
@@ -45,6 +45,8 @@ export const campaigns = sqliteTable(
     maxAbandonRate: real('max_abandon_rate').notNull().default(0.03),
     /** Played within 2 s to a person no representative can take (power, predictive): say or audio_url. */
     abandonMessage: text('abandon_message', { mode: 'json' }).$type<Voicemail>(),
+    /** The AI seat: an agent takes every person who answers (null: people first). */
+    aiAgent: text('ai_agent', { mode: 'json' }).$type<AiAgentSettings>(),
     created: integer('created').notNull(),
     updated: integer('updated').notNull(),
   },
