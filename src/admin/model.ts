@@ -39,6 +39,24 @@ const AbandonMessageInput = t.Nullable(
   ]),
 )
 
+// The AI seat (docs/agents.md): the call's audio relayed to `url` in Twilio's Media Streams
+// protocol after the disclosure; the rules (wss, loopback ws, dialer_ names, consent) are the domain's.
+const AiAgentInput = t.Nullable(
+  t.Object(
+    {
+      kind: t.Optional(t.Literal('stream')),
+      url: t.String({ minLength: 1, maxLength: 2000, description: 'wss:// (ws:// only to a loopback address)' }),
+      parameters: t.Optional(t.Record(t.String({ minLength: 1, maxLength: 100 }), t.String({ maxLength: 1000 }), { description: 'at most 20, sent in start.customParameters; no name starts with dialer_' })),
+      first_audio_ms: t.Optional(t.Integer({ minimum: 500, maximum: 5000, description: "the agent's first audio is due this long after the stream starts (default 2000)" })),
+      disclosure: t.Union([
+        t.Object({ say: t.String({ minLength: 1, maxLength: 1000 }) }, strict),
+        t.Object({ audio_url: t.String({ minLength: 1, maxLength: 2000 }) }, strict),
+      ]),
+    },
+    strict,
+  ),
+)
+
 const orgFields = {
   name: Name,
   timezone: t.String({ minLength: 1, maxLength: 64 }),
@@ -103,6 +121,7 @@ const campaignFields = {
   dial_mode: DialMode,
   max_abandon_rate: t.Number({ exclusiveMinimum: 0, maximum: 0.03, description: "the 30-day abandonment rate predictive pacing keeps at or under (default 0.03)" }),
   abandon_message: AbandonMessageInput,
+  ai_agent: AiAgentInput,
 }
 
 export const CreateCampaignBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(campaignFields), ['name']))], strict)
@@ -191,6 +210,8 @@ export const presentAdminCampaign = (c: CampaignRow) => ({
   dial_mode: c.dialMode,
   max_abandon_rate: c.maxAbandonRate,
   abandon_message: c.abandonMessage,
+  // Stored with its defaults filled (ai-agent-check.ts).
+  ai_agent: c.aiAgent,
   created: iso(c.created),
   updated: iso(c.updated),
 })

@@ -46,6 +46,7 @@ const campaignFields: Record<string, FieldKind> = {
   call_now_default: 'bool', late_minutes: 'int', calling_hours: 'json', max_attempts: 'int', retry_minutes: 'int',
   duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number', voicemail: 'json',
   recording_notice: 'json', automated_voice: 'bool', dial_mode: 'string', max_abandon_rate: 'number', abandon_message: 'json',
+  ai_agent: 'json',
 }
 const listQuery = ['limit', 'starting_after']
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
@@ -145,7 +146,7 @@ export const COMMANDS: Record<string, Command> = {
     example: `dialer admin lead import leads.csv --org ${ORG} --campaign-id ${CAMPAIGN} --map '{"Mobile":"phone"}'`,
   },
   'call get': {
-    method: 'GET', path: '/calls/:id', arg: 'CALL_ID', summary: 'Show one call as the API serves it, with its carrier and recording consent.',
+    method: 'GET', path: '/calls/:id', arg: 'CALL_ID', summary: 'Show one call as the API serves it, with its carrier, recording consent and AI seat (ai_seated, ai_first_audio_ms).',
     example: `dialer admin call get ${CALL}`,
   },
   'call supervise': {
@@ -188,6 +189,7 @@ export const FLAG_NOTES: Record<string, string> = {
   dial_mode: 'bridge (default: people rung after the answer), power (a waiting seat first) or predictive (paced lines per seat)',
   max_abandon_rate: 'the 30-day abandonment rate predictive pacing keeps at or under (above 0, at most 0.03; default 0.03)',
   abandon_message: 'played within 2 s when no seat can take a person who answers: {"say":"..."} (1-500) or {"audio_url":"https://..."}; power and predictive need one',
+  ai_agent: 'the AI seat: {"url":"wss://...","disclosure":{"say":"..."},"parameters":{...},"first_audio_ms":2000} (docs/agents.md); needs --requires-consent true; null = people first',
   mode: 'live or test (key create); listen, whisper or barge (call supervise)',
   permissions: 'e.g. leads:write,leads:read (default: every permission)',
   campaign_ids: 'campaigns the key may use; null = all',

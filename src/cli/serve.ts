@@ -6,6 +6,7 @@ import { createServices, type Services } from '../services'
 import { VERSION } from '../version'
 import { demoBanner, seedDemo } from './demo'
 import { listenFailure, storageFailure } from './startup-errors'
+import { closeSockets, socketHandler } from '../http/websocket-door'
 
 /** `dialer serve [--demo]`: runs the API until SIGTERM or SIGINT. */
 export async function serve(config: Readonly<Config>, options: { demo: boolean }): Promise<void> {
@@ -15,7 +16,7 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
   let handle: ReturnType<typeof createHandler>['handle'] | undefined
   let server: ReturnType<typeof Bun.serve>
   try {
-    server = Bun.serve({ port: config.port, hostname: config.host, fetch: (request, srv) => handle!(request, srv) })
+    server = Bun.serve({ port: config.port, hostname: config.host, fetch: (request, srv) => handle!(request, srv), websocket: socketHandler })
   } catch (error) {
     throw listenFailure(error, config.host, config.port) ?? error
   }
@@ -56,6 +57,8 @@ export async function serve(config: Readonly<Config>, options: { demo: boolean }
     // the server's connections closed and every request the gateway took answered (a reply
     // may still wait for its grouped commit).
     const answered = async () => {
+      // Stream sockets never finish on their own; the next boot takes their calls back.
+      closeSockets()
       await server.stop(false)
       while (gateway.inFlight() > 0) await Bun.sleep(5)
       return true

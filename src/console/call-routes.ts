@@ -67,7 +67,8 @@ export const consoleCallRoutes = (s: Services) => {
         if (!(error instanceof ApiError) || error.code !== 'recording_not_available') throw error
       }
       const transcript = s.calls.transcript(row).map((line) => ({ ...line, at: new Date(line.at).toISOString() }))
-      return { data: { call: s.calls.view(row), handler: handlerOf(row), transcript, recording, recording_consent: consentView(row) } }
+      const aiSeat = row.aiSeated ? { first_audio_ms: row.aiFirstAudioMs } : null
+      return { data: { call: s.calls.view(row), handler: handlerOf(row), transcript, recording, recording_consent: consentView(row), ai_seat: aiSeat } }
     }, { params: callParams, console: 'calls:read', response: { 200: CallDetailReply }, detail: hide })
     .post('/orgs/:org/calls/:id/outcome', ({ params, body, who }) => {
       const row = s.calls.visible(who, params.id)

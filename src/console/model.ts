@@ -123,6 +123,13 @@ export const CampaignSettings = t.Object({
   max_abandon_rate: t.Number(),
   /** Played within 2 s to a person no seat can take (power, predictive). */
   abandon_message: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
+  /** The AI seat, read only here (set by the operator): its parameters' names only, their values can be credentials. */
+  ai_agent: Nullable(t.Object({
+    url: t.String(),
+    first_audio_ms: t.Integer(),
+    disclosure: t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })]),
+    parameter_names: t.Array(t.String()),
+  })),
   updated: DateTime,
 })
 export type CampaignSettings = Static<typeof CampaignSettings>
@@ -146,6 +153,8 @@ export const CallDetail = t.Object({
   call: Call, handler: Nullable(t.String()), transcript: t.Array(TranscriptLine), recording: Nullable(RecordingLink),
   /** Where a state of the lead requires all-party consent: which states, when the notice ended (recording started from then). */
   recording_consent: Nullable(RecordingConsentShape),
+  /** A call put on the AI seat: ms from the stream's start to the agent's first audio (null: none came). Null: no seat. */
+  ai_seat: Nullable(t.Object({ first_audio_ms: Nullable(t.Integer()) })),
 })
 export type CallDetail = Static<typeof CallDetail>
 export const CallDetailReply = dataOf(CallDetail)

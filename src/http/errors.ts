@@ -7,11 +7,15 @@ export interface ValueError {
   message: string
   type?: number
   schema?: Record<string, unknown>
+  value?: unknown
+  /** A union's: each member's errors, in the order of its anyOf. */
+  errors?: { First(): ValueError | undefined }[]
 }
 
 // TypeBox ValueErrorType numbers that need their own wording.
 const ADDITIONAL_PROPERTIES = 42
 const REQUIRED_PROPERTY = 45
+const UNION = 62
 
 /** `/leads/3/phone` -> `leads[3].phone` (the `param` form of DESIGN.md). */
 export function paramFromPointer(pointer: string): string | null {
@@ -47,6 +51,8 @@ export const bodyError = (first: ValueError): ApiError =>
  * `prefix` for items of a batch, e.g. `leads[3].`).
  */
 export function fromValueError(first: ValueError, prefix: string, whole = 'must be a JSON object of the documented fields'): ApiError {
+  const inner = objectMemberError(first)
+  if (inner) return fromValueError(inner, prefix, whole)
   const path = paramFromPointer(first.path) ?? (first.schema?.['x-param'] as string | undefined) ?? null
   const param = path === null ? (prefix ? prefix.replace(/\.$/, '') : null) : prefix + path
   if (first.type === ADDITIONAL_PROPERTIES) return invalid(`Unknown field: ${param ?? 'the request'}.`, param)
@@ -54,6 +60,17 @@ export function fromValueError(first: ValueError, prefix: string, whole = 'must 
   if (path === null) return invalid(prefix ? `${param} ${whole}.` : whole, param)
   const message = first.message === 'Expected union value' ? 'has an invalid value' : first.message.replace(/^Expected/, 'expected')
   return invalid(`${param}: ${message}.`, param)
+}
+
+/**
+ * An object sent where a union has exactly one object member (a nullable object such as
+ * `ai_agent`): that member's own first error, so `param` names the field inside it.
+ */
+function objectMemberError(error: ValueError): ValueError | undefined {
+  if (error.type !== UNION || !error.errors || typeof error.value !== 'object' || error.value === null || Array.isArray(error.value)) return undefined
+  const members = (error.schema?.anyOf as { type?: unknown }[] | undefined) ?? []
+  const objects = members.flatMap((member, i) => (member.type === 'object' ? [i] : []))
+  return objects.length === 1 ? error.errors[objects[0]!]?.First() : undefined
 }
 
 /** Turns anything thrown while serving a request into an ApiError for the envelope. */

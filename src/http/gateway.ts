@@ -10,6 +10,7 @@ import { bodyRulesOf, refuseDeclaredSize } from './body-reader'
 import { errorResponse, toApiError } from './errors'
 import { startRequest, type RequestState } from './request-state'
 import { admitConsole, CONSOLE_API_PREFIX } from './console-door'
+import { rememberServer } from './websocket-door'
 
 export const EXTERNAL_PREFIX = '/api/v1/external'
 export const ADMIN_PREFIX = '/api/v1/admin'
@@ -200,6 +201,8 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       if (door === 'external') admitExternal(s, request, state)
       else if (door === 'admin') admitAdmin(s, request, state)
       else if (door === 'console') admitConsole(s, request, pathname, state)
+      // Sockets (the AI seat's stream) open only on open paths.
+      else if (server) rememberServer(request, server)
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         const rule = bodyRuleOf(method, pathname)

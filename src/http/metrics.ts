@@ -1,6 +1,7 @@
 import { OUTCOMES } from '../domain/outcomes'
 import { DELIVERY_RESULTS } from '../domain/webhooks/delivery-results'
 import { CALLBACK_STEPS } from '../telephony/twilio/call-plan'
+import type { SeatControlEvent, SeatFailure, SeatMetrics } from '../telephony/media-stream/contract'
 
 /** Seconds: the latency histogram's upper bounds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -101,6 +102,14 @@ const INTAKE_CODES = [
 const CARRIER_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled', 'not_placed']
 const CALLBACK_REFUSALS = ['signature', 'unknown_call', 'account']
 
+/** Why the AI seat's relay drops a frame or refuses a stream (docs/telephony.md "The AI seat: the relay"). */
+const SEAT_DROP_REASONS = [
+  'not_json', 'too_large', 'bad_media', 'unknown_event', 'malformed_control', 'unknown_outcome', 'malformed_frame', 'ahead_of_time',
+  'refused_stream', 'no_start', 'agent_not_open', 'carrier_not_json', 'carrier_too_large',
+]
+const SEAT_FAILURES: SeatFailure[] = ['unreachable', 'silent', 'dropped', 'restart']
+const SEAT_CONTROLS: SeatControlEvent[] = ['dialer.interested', 'dialer.callback', 'dialer.opt_out', 'dialer.end', 'dialer.transcript']
+
 export interface Gauge {
   name: string
   help: string
@@ -132,6 +141,22 @@ export class Metrics {
     callback: (step: string) => this.carrierCallbacks.inc(step),
     refused: (reason: string) => this.carrierRefused.inc(reason),
     callbackSeconds: (seconds: number) => this.carrierCallbackSeconds.observe(seconds),
+  }
+  readonly seatDropped = new LabeledCounter('dialer_seat_frames_dropped_total', 'AI seat frames dropped (and streams refused), by why.', 'reason', SEAT_DROP_REASONS)
+  readonly seatFailures = new LabeledCounter('dialer_seat_failures_total', 'Calls taken back from their AI agent, by why.', 'reason', SEAT_FAILURES)
+  /** Controls by event, then applied ("true") or not (a repeat, or too late). */
+  private readonly seatControls = new Map<string, [number, number]>(SEAT_CONTROLS.map((event) => [event, [0, 0]]))
+  private seatsOpen = 0
+  /** The AI seat relay's side of these counters (SeatMetrics in src/telephony/media-stream/contract.ts). */
+  readonly seat: SeatMetrics = {
+    dropped: (reason) => this.seatDropped.inc(reason),
+    control: (event, applied) => {
+      let counts = this.seatControls.get(event)
+      if (!counts) this.seatControls.set(event, (counts = [0, 0]))
+      counts[applied ? 0 : 1]++
+    },
+    failed: (failure) => this.seatFailures.inc(failure),
+    open: (delta) => void (this.seatsOpen += delta),
   }
   private readonly jobs = new Map<string, JobSeries>()
 
@@ -191,6 +216,14 @@ export class Metrics {
     this.carrierCallbacks.render(out)
     this.carrierRefused.render(out)
     this.carrierCallbackSeconds.render(out)
+    this.seatDropped.render(out)
+    header(out, 'dialer_seat_controls_total', 'counter', 'AI agent control messages, by event and whether they were applied (false: a repeat, or too late).')
+    for (const [event, [applied, ignored]] of this.seatControls) {
+      out.push(`dialer_seat_controls_total{event="${label(event)}",applied="true"} ${applied}`, `dialer_seat_controls_total{event="${label(event)}",applied="false"} ${ignored}`)
+    }
+    this.seatFailures.render(out)
+    header(out, 'dialer_seats_open', 'gauge', 'AI seats relaying now.')
+    out.push(`dialer_seats_open ${this.seatsOpen}`)
 
     const jobs = [...this.jobs.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
     header(out, 'dialer_job_last_run_timestamp_seconds', 'gauge', 'When each periodic job last finished (service clock), unix seconds; absent before its first run.')

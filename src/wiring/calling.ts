@@ -58,6 +58,7 @@ export function wireCalling(deps: {
     metrics: metrics.carrier,
     kindInUse: (kind) => stores.orgs.hasCarrierKind(kind),
     streamKey: deps.streamKey,
+    seatMetrics: metrics.seat,
     // Both are built below; carriers reach them only once a call or a seat's leg calls back.
     inbound: { open: (orgId, call) => calls.openInbound(orgId, call) },
     ...seatPorts(() => seats),

@@ -424,6 +424,7 @@ describe('campaigns (admin)', () => {
         dial_mode: 'bridge',
         max_abandon_rate: 0.03,
         abandon_message: null,
+        ai_agent: null,
         created: START_ISO,
         updated: START_ISO,
       },

@@ -137,6 +137,8 @@ function sample(raw: Schema): unknown {
     for (const name of s.required ?? []) out[name] = sample(s.properties?.[name] ?? {})
     return out
   }
+  // A union of objects (a disclosure: say or audio_url): its first member.
+  if (s.type === undefined && Array.isArray(s.anyOf) && s.anyOf.length > 0) return sample(s.anyOf[0])
   if (s.type === 'string') {
     const prefixed = /^\^([a-z]+_)\[0-9a-f\]\{(\d+)\}\$$/.exec(s.pattern ?? '')
     if (prefixed) return prefixed[1] + 'a'.repeat(Number(prefixed[2]))
@@ -198,12 +200,13 @@ function baseQuery(route: Route): Record<string, string> {
 /**
  * Body cases, field by field down to nested objects and array items. `build` puts a value where
  * the field is in an otherwise valid body. Inside a union (Nullable) TypeBox reports the union,
- * so `named` keeps naming it.
+ * so `named` keeps naming it; a nullable object is the exception: its fields are named
+ * (src/http/errors.ts reports the one object member's own error).
  */
 function bodyCases(route: Route, schema: Schema, build: (value: unknown) => unknown, at: string, out: Case[], named: string | null = null, depth = 0): void {
   const s = unwrap(schema)
   const param = (path: string) => named ?? path
-  const inUnion = named ?? (s !== schema ? at : null)
+  const inUnion = named ?? (s !== schema && s.type !== 'object' ? at : null)
   const pathValues = basePath(route)
   const query = baseQuery(route)
   const add = (name: string, value: unknown, body: unknown) =>

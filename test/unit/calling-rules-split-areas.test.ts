@@ -63,10 +63,10 @@ describe('unlisted exchanges of split area codes', () => {
   test('guessCaused: a block by the guessed zone only is exchange_unknown; one the default zone shares, or a cap, is not', () => {
     const rules = leadRulesOf({} as Stores, callingRules)
     const morning = check('+18505551234', '2026-01-06T13:30:00Z')
-    expect(rules.guessCaused(morning.reach, { callingHoursStart: '08:00', callingHoursEnd: '21:00', automatedVoice: false }, 'US-hours', Date.parse('2026-01-06T13:30:00Z'), morning.verdict.rules)).toBe(true)
+    expect(rules.guessCaused(morning.reach, { callingHoursStart: '08:00', callingHoursEnd: '21:00', automatedVoice: false, aiAgent: null }, 'US-hours', Date.parse('2026-01-06T13:30:00Z'), morning.verdict.rules)).toBe(true)
     // 06:30 Eastern: the default zone blocks too.
-    expect(rules.guessCaused(morning.reach, { callingHoursStart: '08:00', callingHoursEnd: '21:00', automatedVoice: false }, 'US-hours', Date.parse('2026-01-06T11:30:00Z'), morning.verdict.rules)).toBe(false)
-    expect(rules.guessCaused(morning.reach, { callingHoursStart: '08:00', callingHoursEnd: '21:00', automatedVoice: false }, 'FL-cap', Date.parse('2026-01-06T13:30:00Z'), morning.verdict.rules)).toBe(false)
+    expect(rules.guessCaused(morning.reach, { callingHoursStart: '08:00', callingHoursEnd: '21:00', automatedVoice: false, aiAgent: null }, 'US-hours', Date.parse('2026-01-06T11:30:00Z'), morning.verdict.rules)).toBe(false)
+    expect(rules.guessCaused(morning.reach, { callingHoursStart: '08:00', callingHoursEnd: '21:00', automatedVoice: false, aiAgent: null }, 'FL-cap', Date.parse('2026-01-06T13:30:00Z'), morning.verdict.rules)).toBe(false)
   })
 
   test('property: a number of a split area code with an unlisted exchange is allowed only when every zone of its area code allows it', () => {

@@ -8,13 +8,15 @@ setDefaultTimeout(60_000)
 
 // The dialer's use of pacing (src/domain/calls/dialer.ts): live lines of a power or predictive
 // campaign on a carrier where people sit are paced by its waiting seats and 30-day ledger;
-// test-mode lines, bridge campaigns and organizations the AI answers for dial up to `lines`.
+// test-mode lines, bridge campaigns, campaigns with an AI seat and organizations the AI answers
+// for dial up to `lines`.
 
 const START = Date.UTC(2026, 2, 2, 15)
 
-function world(options: { mode: 'bridge' | 'power' | 'predictive'; lines?: number; waiting?: number; onCall?: number; seated?: boolean; window?: { answered: number; abandoned: number } }) {
+function world(options: { mode: 'bridge' | 'power' | 'predictive'; lines?: number; waiting?: number; onCall?: number; seated?: boolean; window?: { answered: number; abandoned: number }; aiAgent?: boolean }) {
   const clock = new FakeClock(START)
-  const campaign = { id: 'camp', orgId: 'org', status: 'active', lines: options.lines ?? 10, sdrs: [{ id: 'sdr-1', name: 'Alex' }], dialMode: options.mode, maxAbandonRate: 0.03 }
+  const campaign = { id: 'camp', orgId: 'org', status: 'active', lines: options.lines ?? 10, sdrs: [{ id: 'sdr-1', name: 'Alex' }], dialMode: options.mode, maxAbandonRate: 0.03,
+    aiAgent: options.aiAgent ? { kind: 'stream', url: 'wss://agent.example.com/stream', parameters: {}, first_audio_ms: 2000, disclosure: { say: 'An AI assistant.' } } : null }
   const seats = { waiting: options.waiting ?? 0, onCall: options.onCall ?? 0 }
   const asked: { since: number }[] = []
   let nextLead = 0
@@ -57,6 +59,9 @@ describe('Dialer pacing', () => {
     ['predictive with room: more lines than seats', { mode: 'predictive', waiting: 2, lines: 50, window: { answered: 10_000, abandoned: 0 } }, 6],
     ['predictive at the bound: one line per seat', { mode: 'predictive', waiting: 2, window: { answered: 10_000, abandoned: 300 } }, 2],
     ['power on an organization the AI answers for (the simulator): every line', { mode: 'power', lines: 4, seated: false }, 4],
+    // The agent answers every person at once: nobody waits for a seat, so its lines are the bridge's.
+    ['power with an AI seat, no seat waiting: every line', { mode: 'power', lines: 4, aiAgent: true }, 4],
+    ['predictive with an AI seat, at the bound: every line', { mode: 'predictive', lines: 5, waiting: 1, aiAgent: true, window: { answered: 10_000, abandoned: 300 } }, 5],
   ]
   for (const [name, options, expected] of rows) {
     test(name, () => {
@@ -98,5 +103,14 @@ describe('Dialer pacing', () => {
     const power = world({ mode: 'power', waiting: 1 })
     power.dialer.pump('camp', true)
     expect(power.asked).toEqual([])
+  })
+
+  test('an AI-seated predictive campaign reads neither seats nor the ledger; a line freed dials the next lead', () => {
+    const w = world({ mode: 'predictive', lines: 2, aiAgent: true, window: { answered: 10_000, abandoned: 0 } })
+    w.dialer.pump('camp', true)
+    expect(w.live()).toBe(2)
+    expect(w.asked).toEqual([])
+    w.dialer.lineFree('camp', true)
+    expect(w.live()).toBe(3)
   })
 })

@@ -1,6 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { ApiError, errorBody, errorCatalogue, invalid, maskSensitive, notFound, type ErrorCode } from '../../src/errors'
-import { paramFromPointer, toApiError } from '../../src/http/errors'
+import { bodyError, paramFromPointer, toApiError } from '../../src/http/errors'
+import { Type } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -211,4 +213,26 @@ describe('toApiError', () => {
     expect(error.status).toBe(503)
     expect(error.retryAfter).toBe(1)
   })
+})
+
+describe('bodyError inside a nullable object', () => {
+  // A nullable object (a campaign's ai_agent) names the field inside it, not the union; a union
+  // of several objects (a disclosure: say or audio_url) is still named as a whole.
+  const schema = Type.Object({
+    agent: Type.Union([Type.Null(), Type.Object({
+      url: Type.String({ minLength: 1 }),
+      first_audio_ms: Type.Optional(Type.Integer({ minimum: 500 })),
+      disclosure: Type.Union([Type.Object({ say: Type.String() }, { additionalProperties: false }), Type.Object({ audio_url: Type.String() }, { additionalProperties: false })]),
+    }, { additionalProperties: false })]),
+  })
+  const checker = TypeCompiler.Compile(schema)
+  const paramOf = (value: unknown) => bodyError(checker.Errors(value).First() as never).param
+  const ok = { url: 'wss://a.example.com', disclosure: { say: 'hi' } }
+  test.each<[string, unknown, string]>([
+    ['a number out of range', { agent: { ...ok, first_audio_ms: 100 } }, 'agent.first_audio_ms'],
+    ['a missing field', { agent: { disclosure: ok.disclosure } }, 'agent.url'],
+    ['an unknown field', { agent: { ...ok, model: 'x' } }, 'agent.model'],
+    ['a bad member of an inner union of objects', { agent: { ...ok, disclosure: { say: 1 } } }, 'agent.disclosure'],
+    ['not an object at all', { agent: 'wss://a.example.com' }, 'agent'],
+  ])('%s', (_, value, param) => expect(paramOf(value)).toBe(param))
 })

@@ -112,6 +112,12 @@ export function CallPage(props: { orgId: string; callId: string; zone: string; o
         <dt>Handled by</dt><dd>{detail.handler === null ? handlerText(null, call.status) || '—' : `${detail.handler} (${call.handled_by.role})`}</dd>
         <dt>Duration</dt><dd>{call.duration_seconds === null ? '—' : `${call.duration_seconds} s`}</dd>
         <dt>Outcome</dt><dd>{call.outcome_label ?? 'not filed yet'}{call.note ? ` — ${call.note}` : ''}</dd>
+        {detail.ai_seat && (
+          <>
+            <dt>AI seat</dt>
+            <dd>{detail.ai_seat.first_audio_ms === null ? 'the agent sent no audio' : `agent’s first audio after ${detail.ai_seat.first_audio_ms} ms`}</dd>
+          </>
+        )}
         {detail.recording_consent && (
           <>
             <dt>Recording consent</dt>

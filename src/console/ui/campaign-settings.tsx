@@ -235,6 +235,19 @@ export function CampaignSettingsPage(props: { orgId: string; campaignId: string 
               </label>
             )}
           </fieldset>
+          <fieldset class="ai-seat">
+            <legend>AI seat (set by the operator: dialer admin campaign update --ai-agent)</legend>
+            {campaign.ai_agent === null
+              ? <p class="muted">None: people take every call a person answers.</p>
+              : (
+                <dl class="facts">
+                  <dt>Agent</dt><dd>{campaign.ai_agent.url}</dd>
+                  <dt>Disclosure</dt><dd>{'say' in campaign.ai_agent.disclosure ? `“${campaign.ai_agent.disclosure.say}”` : campaign.ai_agent.disclosure.audio_url}</dd>
+                  <dt>First audio due</dt><dd>{`within ${campaign.ai_agent.first_audio_ms} ms`}</dd>
+                  <dt>Parameters</dt><dd>{campaign.ai_agent.parameter_names.length === 0 ? 'none' : campaign.ai_agent.parameter_names.join(', ')}</dd>
+                </dl>
+              )}
+          </fieldset>
           {failure && !known(failure.param, draft) && <p class="error" role="alert">{failure.message}</p>}
           {saved && <p role="status" class="ok">{saved}</p>}
           <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button>

@@ -7,11 +7,11 @@ import { calls, callTranscripts, type TranscriptLine } from '../schema'
 export type CallRow = typeof calls.$inferSelect
 export type NewCall = typeof calls.$inferInsert
 
-/** The columns a Call object shows, and its carrier (who took it: call-handler.ts); the list reads only these (each column read costs). */
+/** The columns a Call object shows, and its carrier and AI seat (who took it: call-handler.ts); the list reads only these (each column read costs). */
 export const CALL_VIEW_COLUMNS = [
   'id', 'leadId', 'livemode', 'campaignId', 'direction', 'status', 'outcome', 'outcomeLabel', 'note', 'durationSeconds',
   'started', 'answered', 'ended', 'updated', 'handledBy', 'owner', 'tthSeconds', 'callbackAt', 'recordingAvailable',
-  'transcriptAvailable', 'startedBy', 'carrier',
+  'transcriptAvailable', 'startedBy', 'carrier', 'aiSeated',
 ] as const satisfies readonly (keyof CallRow)[]
 export type CallViewRow = Pick<CallRow, (typeof CALL_VIEW_COLUMNS)[number]>
 /** A listed call with its lead's fields. */

@@ -14,6 +14,7 @@ import { outcomeLabel } from '../outcomes'
 import { bridgeOf, chooseCallerId, type CarrierDirectory } from './carrier-choice'
 import { OUTCOME_GRACE_MS, type CallOutcomes } from './call-outcomes'
 import { callLedger } from './call-ledger'
+import { aiSeatEvents } from './ai-seat-events'
 import type { CallSteps } from './call-steps'
 import { recordingConsentOf } from './recording-consent'
 
@@ -50,6 +51,7 @@ export function callLifecycle(deps: {
   const lineFreeListeners: LineListener[] = []
   const throttleListeners: LineListener[] = []
   const ledger = callLedger({ stores, update })
+  const seat = aiSeatEvents({ stores, update })
 
   /** The events the carrier sends back, each applied in one transaction. */
   const carrierEvents: CallEvents = {
@@ -152,6 +154,7 @@ export function callLifecycle(deps: {
 
     personAnswered: ledger.personAnswered,
     connected: ledger.connected,
+    ...seat,
 
     announced(callId: string, at: number) {
       const row = calls.get(callId)
@@ -244,6 +247,9 @@ export function callLifecycle(deps: {
         callerId: chooseCallerId(choice.callerIds, lead.phone),
         machineDetection: choice.machineDetection,
         onAnswer: { bridge: bridgeOf(campaign), voicemail: campaign.voicemail ?? null },
+        aiAgent: campaign.aiAgent ?? null,
+        leadId: lead.id,
+        orgName: orgRow.name,
       }
       stores.afterDurable(() => choice.carrier.dial(request, carrierEvents))
       return call

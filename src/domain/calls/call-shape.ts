@@ -57,6 +57,10 @@ export const AdminCall = t.Composite([
     connected_at: Nullable(DateTime),
     /** and whether the person waited more than 2 s for one (null: no person answered, or not decided yet). */
     abandoned: Nullable(t.Boolean()),
+    /** The call was put on the campaign's AI seat (its agent's stream started). */
+    ai_seated: t.Boolean(),
+    /** ms from the seat's stream start to the agent's first audio (null: no audio came, or no seat). */
+    ai_first_audio_ms: Nullable(t.Integer()),
   }),
 ])
 export type AdminCall = Static<typeof AdminCall>

@@ -33,11 +33,12 @@ export function callView(row: CallViewRow, lead: CallLead | undefined): Call {
   }
 }
 
-/** The operator's view: the Call object, its organization, carrier and recording consent (announced_at as an ISO time). */
+/** The operator's view: the Call object, its organization, carrier, recording consent (announced_at as an ISO time), ledger and AI seat. */
 export function adminCallView(row: CallRow, lead: CallLead | undefined): AdminCall {
   return {
     ...callView(row, lead), org_id: row.orgId, carrier: row.carrier, recording_consent: consentView(row),
     answered_at: isoOrNull(row.answeredAt), connected_at: isoOrNull(row.connectedAt), abandoned: row.abandoned,
+    ai_seated: row.aiSeated, ai_first_audio_ms: row.aiFirstAudioMs,
   }
 }
 

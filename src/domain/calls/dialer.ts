@@ -19,7 +19,8 @@ const slot = (campaignId: string, livemode: boolean) => `${campaignId}:${livemod
  * Takes leads off the dial queues onto the campaigns' lines: for each active campaign and mode,
  * while a line is free and a lead is in line, the head of the queue is dialed (test-mode calls
  * have lines of their own). Each call is dialed for the campaign's SDRs in turn. Live calls of a
- * power or predictive campaign are paced by its waiting seats as well (pacing.ts).
+ * power or predictive campaign are paced by its waiting seats as well (pacing.ts), unless an AI
+ * seat answers its calls (it dials its lines as bridge does).
  */
 export class Dialer {
   private readonly active = new Map<string, number>()
@@ -94,7 +95,8 @@ export class Dialer {
       const campaign = stores.campaigns.get(campaignId)
       if (!campaign || campaign.status !== 'active' || campaign.sdrs.length === 0) return
       // Power and predictive: lead lines without a seat are paced by the seats waiting (pacing.ts).
-      const paced = livemode && campaign.dialMode !== 'bridge' && (this.deps.seatedCarrier?.(campaign.orgId) ?? false)
+      // Not with an AI seat: its agent takes every answer at once, and the mode applies at the handover.
+      const paced = livemode && campaign.dialMode !== 'bridge' && !campaign.aiAgent && (this.deps.seatedCarrier?.(campaign.orgId) ?? false)
       const { allowed, seated } = paced ? this.pacing(campaign, this.active.get(name) ?? 0) : { allowed: campaign.lines, seated: 0 }
       while ((this.active.get(name) ?? 0) < campaign.lines && (this.active.get(name) ?? 0) - seated < allowed) {
         const due = clock.now()

@@ -6,8 +6,9 @@
 import type { CampaignRow } from '../../db/stores/campaign-store'
 
 /** The campaign fields the decision reads. */
-export type AutomatedFields = Pick<CampaignRow, 'automatedVoice'>
+export type AutomatedFields = Pick<CampaignRow, 'automatedVoice' | 'aiAgent'>
 
+/** An AI seat speaks with an artificial voice to every person who answers: automated whatever automated_voice says. */
 export function campaignIsAutomated(campaign: AutomatedFields): boolean {
-  return campaign.automatedVoice === true
+  return campaign.automatedVoice === true || campaign.aiAgent !== null
 }

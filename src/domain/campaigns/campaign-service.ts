@@ -9,6 +9,7 @@ import { newId } from '../ids'
 import { classifyPhone } from '../phone/phone-number'
 import { checkHours } from './calling-hours-check'
 import { checkDialSettings, DIAL_DEFAULTS, type DialSettingsInput } from './dial-mode-check'
+import { checkAiAgent, type AiAgentInput } from './ai-agent-check'
 
 export { minutesOfDay } from './calling-hours-check'
 
@@ -41,6 +42,8 @@ interface CampaignFields {
   recording_notice?: Voicemail | null
   /** Calls play a prerecorded message or an artificial (AI) voice: the automated-call rules apply. */
   automated_voice?: boolean
+  /** The AI seat: an agent takes every person who answers (null turns it off). */
+  ai_agent?: AiAgentInput | null
 }
 
 export type CampaignInput = CampaignFields & DialSettingsInput
@@ -135,6 +138,7 @@ export function campaignService(deps: {
       if (!orgs.get(orgId)) throw notFound('No such organization')
       checkHours(input.calling_hours)
       const dial = checkDialSettings(DIAL_DEFAULTS, input)
+      const aiAgent = checkAiAgent({ aiAgent: null, requiresConsent: DEFAULTS.requires_consent }, input)
       const hours = input.calling_hours ?? DEFAULTS.calling_hours
       const now = clock.now()
       const row: NewCampaign = {
@@ -158,6 +162,7 @@ export function campaignService(deps: {
         voicemail: voicemail(input.voicemail) ?? null,
         recordingNotice: recordingNotice(input.recording_notice) ?? null,
         automatedVoice: input.automated_voice ?? false,
+        aiAgent,
         ...dial,
         created: now,
         updated: now,
@@ -171,6 +176,7 @@ export function campaignService(deps: {
       if (!current) throw notFound('No such campaign')
       checkHours(patch.calling_hours)
       const dial = checkDialSettings(current, patch)
+      const aiAgent = checkAiAgent(current, patch)
       const sdrs = people(patch.sdrs, current.sdrs, 'sdrs')
       const becomesActive = (patch.status ?? current.status) === 'active'
       if (becomesActive) checkActivatable({ sdrs: sdrs ?? current.sdrs })
@@ -196,6 +202,7 @@ export function campaignService(deps: {
           voicemail: dropped,
           recordingNotice: notice,
           automatedVoice: patch.automated_voice,
+          aiAgent,
           ...dial,
           updated: clock.now(),
         })!

@@ -27,7 +27,7 @@ export function sampleObject(type: EventType, livemode: boolean, now: number): o
     id: CALL_ID, leadId: LEAD_ID, livemode, campaignId: CAMPAIGN_ID, direction: 'outbound', status: 'ended', outcome: 'interested',
     outcomeLabel: 'Interested', note: 'A sample call.', durationSeconds: 90, started: now, answered: now, ended: now, updated: now,
     handledBy: { id: null, name: 'AI assistant', role: 'ai' }, owner: { id: 'sample-sdr', name: 'Sample SDR' }, tthSeconds: null,
-    callbackAt: null, recordingAvailable: false, transcriptAvailable: false, startedBy: { type: 'dialer', api_key_id: null }, carrier: 'simulator',
+    callbackAt: null, recordingAvailable: false, transcriptAvailable: false, startedBy: { type: 'dialer', api_key_id: null }, carrier: 'simulator', aiSeated: false,
   }
   return callView(call, { id: lead.id, externalId: lead.externalId, name: lead.name, phone: lead.phone })
 }

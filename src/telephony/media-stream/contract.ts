@@ -81,7 +81,7 @@ export interface StreamSocket {
 
 /** What the relay counts for GET /metrics (src/http/metrics.ts). */
 export interface SeatMetrics {
-  /** A frame dropped: not_json, too_large, bad_media, unknown_event, malformed_control, unknown_outcome, ahead_of_time, refused_stream. */
+  /** A frame dropped: not_json, too_large, bad_media, unknown_event, malformed_control, unknown_outcome, malformed_frame, ahead_of_time, carrier_not_json, carrier_too_large, agent_not_open; or a stream refused: refused_stream, no_start. */
   dropped(reason: string): void
   /** A control message applied (or ignored as a repeat), by event. */
   control(event: SeatControlEvent, applied: boolean): void

@@ -1,5 +1,7 @@
-import type { ConsentNotice, Voicemail } from '../call-values'
+import type { Outcome } from '../../domain/outcomes'
+import type { AiDisclosure, ConsentNotice, TranscriptLine, Voicemail } from '../call-values'
 import type { BridgePerson, CallReport, DialRequest } from '../carrier'
+import type { SeatFailure } from '../media-stream/contract'
 import { initialState, type LifecycleState } from './lifecycle'
 import { bridgeLeg, hangup, holdForDetection, noticeThen, pressOne, say, voicemailDrop, type TranscriptionStart } from './twiml'
 
@@ -9,11 +11,11 @@ import { bridgeLeg, hangup, holdForDetection, noticeThen, pressOne, say, voicema
  */
 
 /** The callback routes, under DIALER_PUBLIC_URL (src/telephony/twilio/callback-routes.ts). */
-export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'recording', 'transcription', 'announced', 'optout'] as const
+export const CALLBACK_STEPS = ['answer', 'status', 'amd', 'bridge', 'leg-answered', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'recording', 'transcription', 'announced', 'optout', 'seat', 'seat-next'] as const
 export type CallbackStep = (typeof CALLBACK_STEPS)[number]
 
 /** Steps whose reply is TwiML the call runs next. */
-export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'announced', 'optout'])
+export const TWIML_STEPS: ReadonlySet<CallbackStep> = new Set(['answer', 'bridge', 'leg-action', 'whisper', 'keypress', 'voicemail', 'voicemail-done', 'announced', 'optout', 'seat', 'seat-next'])
 
 /** Steps Twilio sends from a person's own leg: CallSid is that leg, ParentCallSid the lead's call. */
 export const LEG_STEPS: ReadonlySet<CallbackStep> = new Set(['leg-answered', 'whisper', 'keypress'])
@@ -39,6 +41,45 @@ export interface CallPlan {
   abandonMessage?: Voicemail | null
   /** Whose seats the answer claims (absent on older rows). */
   campaignId?: string
+  /** The campaign's AI seat (ai-seat-steps.ts): a person is streamed to its agent first (absent or null: people first). */
+  ai?: AiPlan | null
+}
+
+/** What the AI seat needs of the dial, kept with the call. */
+export interface AiPlan {
+  url: string
+  parameters: Record<string, string>
+  firstAudioMs: number
+  disclosure: AiDisclosure
+  leadId: string
+  /** Said when the service takes the call back from its agent. */
+  orgName: string
+}
+
+/** How the AI seat ended for the call (seat-controls.ts decides; seat-next-steps.ts acts). */
+export type SeatDecision =
+  | { kind: 'handover' }
+  | { kind: 'callback'; at: number }
+  | { kind: 'opt_out'; via: 'agent' | 'dtmf' }
+  | { kind: 'end'; outcome: Outcome; note: string | null }
+  /** `ended`: the stream ended with no decision and the call went on (Twilio requested the action). */
+  | { kind: 'takeback'; why: SeatFailure | 'ended' }
+
+/** An AI-seated call's seat, from the TwiML served to a person on. */
+export interface AiSeatState {
+  /** waiting: the seat's TwiML was served; streaming: the agent has the call; over: the stream ended (or the call did). */
+  stage: 'waiting' | 'streaming' | 'over'
+  streamStarted: boolean
+  streamSid: string | null
+  decision: SeatDecision | null
+  /** The agent's summary with its interest, read in the handover's briefing. */
+  summary: string | null
+  /** The agent sent its own transcript lines: Twilio's of the seat are dropped. */
+  agentTranscript: boolean
+  /** Twilio's lines of the seat, told at its end only if the agent sent none. */
+  held: TranscriptLine[]
+  /** Unix ms the seat ended (later Twilio lines stamped before it belong to the seat). */
+  endedAt: number | null
 }
 
 /** A power or predictive call's place (conference-steps.ts): set at the answer. */
@@ -85,6 +126,8 @@ export interface CarrierState {
   answeredAt?: number
   /** power/predictive: where the answer put the lead (absent until then, and on bridge calls). */
   seated?: SeatedCall
+  /** AI-seated campaigns: the seat (absent until a person is served it, and on other calls). */
+  seat?: AiSeatState
 }
 
 export function initialCarrierState(plan: CallPlan): CarrierState {
@@ -108,6 +151,10 @@ export function planOf(request: DialRequest, from: string): CallPlan {
     to: request.to, from, leadName: request.leadName, campaignName: request.campaignName ?? null, agentName: request.agentName, machineDetection: request.machineDetection,
     record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail, consent: request.record ? (request.consent ?? null) : null,
     dialMode: request.dialMode ?? 'bridge', abandonMessage: request.abandonMessage ?? null, campaignId: request.campaignId,
+    ai: request.aiAgent ? {
+      url: request.aiAgent.url, parameters: request.aiAgent.parameters, firstAudioMs: request.aiAgent.first_audio_ms, disclosure: request.aiAgent.disclosure,
+      leadId: request.leadId ?? '', orgName: request.orgName ?? '',
+    } : null,
   }
 }
 
@@ -148,18 +195,22 @@ export const PRESS_ONE_SECONDS = 6
 /** Each name is cut to this, so the briefing stays well under 15 s of speech. */
 const BRIEF_NAME_CHARS = 60
 
-const clip = (text: string): string => (text.length > BRIEF_NAME_CHARS ? `${text.slice(0, BRIEF_NAME_CHARS).trimEnd()}\u2026` : text)
+/** The AI's summary is cut to this (about 15 s of speech). */
+const BRIEF_SUMMARY_CHARS = 200
 
-/** What the person the bridge rings hears on their own leg before the lead is put through. */
-export function briefingText(plan: CallPlan): string {
+const clip = (text: string, chars = BRIEF_NAME_CHARS): string => (text.length > chars ? `${text.slice(0, chars).trimEnd()}\u2026` : text)
+
+/** What the person the bridge rings hears on their own leg before the lead is put through (after an AI seat, its summary too). */
+export function briefingText(plan: CallPlan, summary?: string | null): string {
   const lead = plan.leadName?.trim() ? clip(plan.leadName.trim()) : 'a lead'
   const campaign = plan.campaignName?.trim() ? ` for ${clip(plan.campaignName.trim())}` : ''
-  return `Call from ${lead}${campaign}. Press 1 to take the call.`
+  const said = summary?.trim() ? ` The assistant says: ${clip(summary.trim(), BRIEF_SUMMARY_CHARS)}` : ''
+  return `Call from ${lead}${campaign}.${said} Press 1 to take the call.`
 }
 
 /** The `<Number url>` TwiML of one leg: the briefing and a one-digit Gather posting to 'keypress'. */
-export function whisperTwiml(publicUrl: string, callId: string, plan: CallPlan, leg: number): string {
-  return pressOne(briefingText(plan), callbackUrl(publicUrl, callId, 'keypress', leg), PRESS_ONE_SECONDS)
+export function whisperTwiml(publicUrl: string, callId: string, plan: CallPlan, leg: number, summary?: string | null): string {
+  return pressOne(briefingText(plan, summary), callbackUrl(publicUrl, callId, 'keypress', leg), PRESS_ONE_SECONDS)
 }
 
 export const nobodyTookTwiml = (): string => say(NOBODY_TOOK_MESSAGE)

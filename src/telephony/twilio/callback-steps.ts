@@ -1,4 +1,3 @@
-import type { TranscriptLine } from '../call-values'
 import type { CallReport } from '../carrier'
 import {
   answerTwiml, bridgeTwiml, HOLD_SECONDS, nobodyTookTwiml, noticeTwiml, owesNotice, TWIML_STEPS, voicemailTwiml,
@@ -9,8 +8,11 @@ import { onAnnounced, recordingAskedFor } from './consent-steps'
 import { apply, eventFromAmdCallback, eventFromDialAction, eventFromStatusCallback, type Effect, type TwilioEvent } from './lifecycle'
 import { lateRing } from './late-ring'
 import { onKeypress, onWhisper } from './press-one-steps'
+import { closeSeat, onAiAnswer, onAiEffect, onSeatStep } from './ai-seat-steps'
+import { aiReport, onSeatNext } from './seat-next-steps'
+import { MAX_TRANSCRIPT_LINES, onTranscription } from './transcription-steps'
 import type { RestAction, StepContext, StepResult } from './step-types'
-import { hangup, holdForDetection, TRACK_LABELS } from './twiml'
+import { hangup, holdForDetection } from './twiml'
 
 /**
  * One verified callback applied to a call's state, as a pure step plus calls into the call
@@ -19,12 +21,10 @@ import { hangup, holdForDetection, TRACK_LABELS } from './twiml'
  */
 
 export type { RestAction, StepContext, StepResult }
+export { MAX_TRANSCRIPT_LINES }
 
 /** A lead who answered and found nobody is called back this much later (the simulator's scenario 14). */
 export const NOBODY_TOOK_CALLBACK_MS = 2 * 3_600_000
-/** Lines kept per call: a stuck transcription stream cannot fill the database. */
-export const MAX_TRANSCRIPT_LINES = 2000
-const MAX_LINE_CHARS = 2000
 
 export function runStep(ctx: StepContext, before: CarrierState, step: CallbackStep, leg: number | null, params: Record<string, string>): StepResult {
   // A call that rings after the lead's window closed goes no further.
@@ -34,7 +34,8 @@ export function runStep(ctx: StepContext, before: CarrierState, step: CallbackSt
   switch (step) {
     case 'answer': {
       // Power and predictive: a waiting seat's conference, else the abandon message (conference-steps.ts).
-      if (isSeated(ctx.plan)) return onSeatedAnswer(ctx, state, applyEvent)
+      // An AI seat takes every person's answer first: the dial mode applies at its handover.
+      if (isSeated(ctx.plan) && !ctx.plan.ai) return onSeatedAnswer(ctx, state, applyEvent)
       // Already redirected by the AMD result: a late answer fetch must not start the bridge twice.
       if (state.routed) return { state, twiml: holdForDetection({ pauseSeconds: HOLD_SECONDS }), actions: [] }
       // Without detection the answer is a person the moment Twilio fetches this TwiML: the bridge's
@@ -43,6 +44,7 @@ export function runStep(ctx: StepContext, before: CarrierState, step: CallbackSt
         ? applyEvent(ctx, state, { kind: 'status', callStatus: 'in-progress', callDuration: null, answeredBy: null }, false)
         : null
       const current = known?.state ?? state
+      if (ctx.plan.ai) return onAiAnswer(ctx, current)
       const answer = answerTwiml(ctx.publicUrl, ctx.callId, ctx.plan, current)
       return { state: { ...current, routed: answer.routed, answerServed: true }, twiml: answer.twiml, actions: [] }
     }
@@ -54,6 +56,10 @@ export function runStep(ctx: StepContext, before: CarrierState, step: CallbackSt
       return { state, twiml: voicemailTwiml(ctx.publicUrl, ctx.callId, ctx.plan), actions: [] }
     case 'announced':
       return onAnnounced(ctx, state)
+    case 'seat':
+      return onSeatStep(ctx, state)
+    case 'seat-next':
+      return onSeatNext(ctx, state)
     case 'whisper':
       return onWhisper(ctx, state, leg)
     case 'keypress':
@@ -145,7 +151,7 @@ const waitsForRecording = (ctx: StepContext, state: CarrierState): boolean =>
 function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlReply: boolean): StepResult {
   const { events, callId, plan } = ctx
   const none = { state, twiml: null, actions: [] }
-  const seated = isSeated(plan) ? onSeatedEffect(ctx, state, effect) : null
+  const seated = plan.ai ? onAiEffect(ctx, state, effect) : isSeated(plan) ? onSeatedEffect(ctx, state, effect) : null
   if (seated) return seated
   switch (effect.type) {
     case 'ringing':
@@ -177,7 +183,7 @@ function onEffect(ctx: StepContext, state: CarrierState, effect: Effect, twimlRe
       return state.routed ? { state: next, twiml: null, actions: [] } : { state: { ...next, routed: true }, twiml: null, actions: [{ type: 'twiml', twiml: nobodyTookTwiml() }] }
     }
     case 'ended':
-      return onEnded(ctx, isSeated(plan) ? seatLeft(ctx, state) : state, effect)
+      return onEnded(ctx, closeSeat(ctx, isSeated(plan) ? seatLeft(ctx, state) : state), effect)
   }
 }
 
@@ -216,6 +222,8 @@ function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, 
     case 'completed':
       break
   }
+  const ai = aiReport(ctx, state, base, NOBODY_TOOK_CALLBACK_MS)
+  if (ai) return ai
   const seated = seatedReport(ctx.plan, state, base, ctx.now + NOBODY_TOOK_CALLBACK_MS)
   if (seated) return seated
   const life = state.life
@@ -245,49 +253,4 @@ function onRecording(ctx: StepContext, state: CarrierState, params: Record<strin
   }
   if (params.RecordingStatus !== 'completed' || !/^RE[0-9a-fA-F]{32}$/.test(sid) || state.recordingSid !== null) return { state, twiml: null, actions: [] }
   return { state: { ...state, recordingSid: sid }, twiml: null, actions: [{ type: 'download-recording', recordingSid: sid }] }
-}
-
-/**
- * Whose words a transcription line is: Track is inbound_track/outbound_track, or the label our
- * <Transcription> gave the track (twilio.com/docs/voice/twiml/transcription, inboundTrackLabel).
- */
-function speakerOf(track: string | undefined): 'lead' | 'agent' | null {
-  if (track === 'inbound_track' || track === TRACK_LABELS.inbound) return 'lead'
-  if (track === 'outbound_track' || track === TRACK_LABELS.outbound) return 'agent'
-  return null
-}
-
-/** A final transcription-content line, stored once (by SequenceId): inbound is the lead, outbound our side. */
-function onTranscription(ctx: StepContext, state: CarrierState, params: Record<string, string>): CarrierState {
-  if (params.TranscriptionEvent !== 'transcription-content' || params.Final === 'false') return state
-  const seq = params.SequenceId ?? ''
-  if (!/^\d{1,10}$/.test(seq) || state.transcriptSeqs.includes(seq) || state.transcriptLines >= MAX_TRANSCRIPT_LINES) return state
-  const text = textOf(params.TranscriptionData)
-  const speaker = speakerOf(params.Track)
-  if (text === null || speaker === null) return state
-  const at = Date.parse(params.Timestamp ?? '')
-  const line: TranscriptLine = {
-    speaker,
-    name: speaker === 'lead' ? (ctx.plan.leadName ?? 'Lead') : handlerName(ctx.plan, state),
-    text: text.slice(0, MAX_LINE_CHARS),
-    at: Number.isFinite(at) && Math.abs(at - ctx.now) < 3_600_000 ? at : ctx.now,
-  }
-  ctx.events.transcribed(ctx.callId, [line])
-  return { ...state, transcriptSeqs: [...state.transcriptSeqs, seq], transcriptLines: state.transcriptLines + 1 }
-}
-
-/** Our side of the call: the person who took it, else whoever the bridge is ringing (a greeting), else the owner. */
-function handlerName(plan: CallPlan, state: CarrierState): string {
-  const leg = state.life.handoverLeg ?? (state.life.answeredBy === 'person' ? state.life.currentLeg : null)
-  return state.seated?.person?.name ?? (leg !== null ? plan.bridge[leg]?.name : undefined) ?? plan.agentName
-}
-
-function textOf(data: string | undefined): string | null {
-  if (!data || data.length > 20_000) return null
-  try {
-    const parsed = JSON.parse(data) as { transcript?: unknown }
-    return typeof parsed.transcript === 'string' && parsed.transcript.trim() !== '' ? parsed.transcript.trim() : null
-  } catch {
-    return null
-  }
 }

@@ -1,3 +1,4 @@
+import { openSeat } from './ai-seat-steps'
 import { afterNoticeTwiml, type CallPlan, type CarrierState } from './call-plan'
 import type { StepContext, StepResult } from './step-types'
 import { hangup } from './twiml'
@@ -15,11 +16,18 @@ import { hangup } from './twiml'
  */
 export function onAnnounced(ctx: StepContext, state: CarrierState): StepResult {
   if (!ctx.plan.consent || state.life.stage === 'ended') return { state, twiml: hangup(), actions: [] }
-  if (state.announcedAt !== undefined) return { state, twiml: afterNoticeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state), actions: [] }
+  if (state.announcedAt !== undefined) return afterNotice(ctx, state)
   const next: CarrierState = { ...state, announcedAt: ctx.now }
   ctx.events.announced?.(ctx.callId, ctx.now)
-  return { state: next, twiml: afterNoticeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, next), actions: [{ type: 'start-recording' }] }
+  const after = afterNotice(ctx, next)
+  return { ...after, actions: [...after.actions, { type: 'start-recording' }] }
 }
 
 /** Whether a recording was asked for: always without consent rules, else only once the notice played. */
 export const recordingAskedFor = (plan: CallPlan, state: CarrierState): boolean => !plan.consent || state.announcedAt !== undefined
+
+/** A person on an AI-seated campaign is served the seat next (transcription starts with it); any other call goes on as planned. */
+function afterNotice(ctx: StepContext, state: CarrierState): StepResult {
+  if (ctx.plan.ai && state.life.answeredBy === 'person') return openSeat(ctx, state, true)
+  return { state, twiml: afterNoticeTwiml(ctx.publicUrl, ctx.callId, ctx.plan, state), actions: [] }
+}

@@ -6,6 +6,7 @@ import { accountOf, twilioCli, twilioRules, twilioSettings } from './settings'
 import { SeatedTwilioCarrier } from './seat-carrier'
 import { twilioSeatRoutes } from './seat-callback-routes'
 import { twilioInboundRoutes } from './inbound-routes'
+import { twilioStreamRoutes } from './stream-routes'
 
 /** Twilio Programmable Voice (docs/telephony.md): live calls of organizations that set it. */
 export const twilioPlugin = carrierPlugin({
@@ -27,10 +28,12 @@ export const twilioPlugin = carrierPlugin({
       seats: ports.seats,
       inbound: ports.inbound,
       seatLegs: ports.seatLegs,
+      streamKey: ports.streamKey,
+      seatMetrics: ports.seatMetrics,
     })
   },
-  // Callbacks of the calls it places (leads' and seats'), and incoming calls to the organizations' numbers.
-  routes: (twilio, door) => new Elysia().use(twilioCallbackRoutes(twilio, door)).use(twilioInboundRoutes(twilio, door)).use(twilioSeatRoutes(twilio, door)),
+  // Callbacks of the calls it places (leads' and seats'), incoming calls to the organizations' numbers, and the AI seat's stream sockets.
+  routes: (twilio, door) => new Elysia().use(twilioCallbackRoutes(twilio, door)).use(twilioInboundRoutes(twilio, door)).use(twilioSeatRoutes(twilio, door)).use(twilioStreamRoutes(twilio.relay, door)),
   // A Twilio call quiet for 15 minutes is looked up (a lost final callback), so none stays up forever.
   watch: (twilio) => void twilio.watch(),
 })

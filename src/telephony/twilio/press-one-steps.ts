@@ -21,7 +21,7 @@ function ringing(state: CarrierState, leg: number | null): leg is number {
 export function onWhisper(ctx: StepContext, state: CarrierState, leg: number | null): StepResult {
   // A stale leg (the bridge moved on, or someone took the call) is hung up before it hears anything.
   if (!ringing(state, leg)) return { state, twiml: hangup(), actions: [] }
-  return { state, twiml: whisperTwiml(ctx.publicUrl, ctx.callId, ctx.plan, leg), actions: [] }
+  return { state, twiml: whisperTwiml(ctx.publicUrl, ctx.callId, ctx.plan, leg, state.seat?.summary), actions: [] }
 }
 
 export function onKeypress(ctx: StepContext, state: CarrierState, leg: number | null, digits: string | undefined, apply: Apply): StepResult {

@@ -3,9 +3,9 @@ import type { Scheduler } from '../../jobs/scheduler'
 import { logger } from '../../log'
 import type { CallEvents } from '../carrier'
 import type { CarrierCallPort, CarrierCallRecord, RecordingStorage } from '../ports'
-import type { CarrierState } from './call-plan'
+import { callbackUrl, type CarrierState } from './call-plan'
 import { tellEnded } from './callback-steps'
-import type { TwilioAccount, TwilioRestClient } from './rest-client'
+import { RECORDING_STATUS_EVENTS, type TwilioAccount, type TwilioRestClient } from './rest-client'
 
 /**
  * A call's recording: downloaded from Twilio with the account's credentials and stored, then
@@ -73,5 +73,33 @@ export async function deleteTwilioCopy(deps: RecordingCopyDeps, callId: string, 
   deps.transaction(() => {
     const current = deps.store.get(callId)
     if (current) deps.save(current, { ...(current.state as CarrierState), twilioCopy: 'deleted' })
+  })
+}
+
+/** The notice has played: record the live call from now on (consent-steps.ts). Refused (the call ended meanwhile): no recording to wait for. */
+export async function startRecording(deps: RecordingCopyDeps, publicUrl: string, callId: string): Promise<void> {
+  const row = deps.store.get(callId)
+  const account = row ? deps.account(row.orgId) : null
+  if (!row?.carrierCallId || !account) return
+  const started = await deps.client(account).startRecording(row.carrierCallId, { statusCallback: callbackUrl(publicUrl, callId, 'recording'), events: RECORDING_STATUS_EVENTS })
+  if (deps.stopped() || started.ok) return
+  logger.warn('twilio_recording_start_failed', { call_id: callId, kind: started.error.kind, status: started.error.status, code: started.error.code })
+  deps.transaction(() => {
+    const current = deps.store.get(callId)!
+    let state: CarrierState = { ...(current.state as CarrierState), recordingAbsent: true }
+    if (state.pendingEnd) state = tellEnded({ callId, events: deps.events() }, state, state.pendingEnd)
+    deps.save(current, state)
+  })
+}
+
+/** An ended call waits for its recording at most `ms`: then the service is told without it. */
+export function waitForRecording(deps: RecordingCopyDeps, callId: string, ms: number): void {
+  deps.scheduler.at(deps.clock.now() + ms, () => {
+    deps.transaction(() => {
+      const row = deps.store.get(callId)
+      const state = row?.state as CarrierState | undefined
+      if (!row || !state?.pendingEnd) return
+      deps.save(row, tellEnded({ callId, events: deps.events() }, state, state.pendingEnd))
+    })
   })
 }

@@ -6,7 +6,7 @@ import type { LateRingAction } from './late-ring'
 
 /** Work for Twilio's REST API after the callback's change is durable. */
 export type RestAction =
-  | { type: 'redirect'; step: 'bridge' | 'voicemail' }
+  | { type: 'redirect'; step: 'bridge' | 'voicemail' | 'seat' }
   | { type: 'twiml'; twiml: string }
   | { type: 'hang-up' }
   | { type: 'download-recording'; recordingSid: string }
@@ -24,6 +24,10 @@ export interface StepContext {
   events: CallEvents
   /** power/predictive: the seats a lead's answer claims and its leaving releases (absent: none waits). */
   seats?: SeatPort
+  /** The call's organization: an AI seat's stream token names it. */
+  orgId?: string
+  /** Signs the AI seat's stream tokens (absent: a seat cannot be served; the call is taken back). */
+  streamKey?: Uint8Array
 }
 
 export interface StepResult {

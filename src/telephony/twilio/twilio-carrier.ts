@@ -1,13 +1,18 @@
 import { logger } from '../../log'
 import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
+import type { SeatRelay } from '../media-stream/contract'
+import { createSeatRelay } from '../media-stream/relay'
 import type { CarrierCallRecord, CarrierPorts } from '../ports'
 import { callbackUrl, CALLBACK_STEPS, initialCarrierState, LEAD_RING_SECONDS, LEG_STEPS, planOf, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
-import { RECORDING_STATUS_EVENTS, TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
+import { TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
 import { countEnd, refuseCallback, timed, verifiedParams } from './callback-audit'
 import { warnIfLoopback } from './public-url'
-import { DELETE_RETRIES_MS, deleteTwilioCopy, downloadRecording, type RecordingCopyDeps } from './recording-copy'
+import { seatInterrupted, onSeatNext } from './seat-next-steps'
+import { applyFailure } from './seat-controls'
+import { TwilioSeatHost } from './seat-host'
+import { DELETE_RETRIES_MS, deleteTwilioCopy, downloadRecording, startRecording, waitForRecording, type RecordingCopyDeps } from './recording-copy'
 
 /**
  * Twilio Programmable Voice as a carrier (docs/telephony.md): a person-first power dialer. The
@@ -49,10 +54,17 @@ export class TwilioCarrier implements Carrier {
   /** Set when the service closes: a REST reply that comes later is dropped (the next boot's reconcile reads it from Twilio). */
   private stopped = false
 
-  constructor(protected readonly deps: TwilioCarrierDeps) {}
+  /** AI-seated calls' streams (stream-routes.ts hands it Twilio's sockets); its host is this carrier's rows. */
+  readonly relay: SeatRelay
+
+  constructor(protected readonly deps: TwilioCarrierDeps) {
+    const host = new TwilioSeatHost({ ...deps, carrier: this.name, events: () => this.requireEvents() })
+    this.relay = createSeatRelay({ host, metrics: deps.seatMetrics })
+  }
 
   stop(): void {
     this.stopped = true
+    this.relay.stop()
   }
 
   /** Where callbacks go: the call service's events (wired once in src/services.ts). */
@@ -113,6 +125,7 @@ export class TwilioCarrier implements Carrier {
   }
 
   hangUp(callId: string): void {
+    this.relay.end(callId)
     const row = this.deps.store.get(callId)
     if (row) this.deps.afterDurable(() => void this.act(row.callId, { type: 'hang-up' }))
   }
@@ -168,7 +181,7 @@ export class TwilioCarrier implements Carrier {
     }
     const state = row.state as CarrierState
     if (state.pendingEnd) this.waitForRecording(call.id, 0)
-    else void this.reconcile(call.id)
+    else void this.reconcile(call.id, true)
     return true
   }
 
@@ -184,8 +197,12 @@ export class TwilioCarrier implements Carrier {
     return quiet.length
   }
 
-  /** GET Calls/{Sid}.json and apply a final status as if its callback had come. */
-  async reconcile(callId: string): Promise<void> {
+  /**
+   * GET Calls/{Sid}.json and apply a final status as if its callback had come. After a restart an
+   * AI seat that had the call lost its sockets: the call is taken back (still up: the takeback
+   * TwiML now; ended: reported as taken back).
+   */
+  async reconcile(callId: string, afterRestart = false): Promise<void> {
     const row = this.deps.store.get(callId)
     const account = row ? this.deps.account(row.orgId) : null
     if (!row || !row.carrierCallId || !account) {
@@ -201,21 +218,32 @@ export class TwilioCarrier implements Carrier {
       return
     }
     const call = fetched.value
-    this.deps.transaction(() => {
+    const takeback = this.deps.transaction((): string | null => {
       const current = this.deps.store.get(callId)!
-      const event = lookupEvent(current.state as CarrierState, call)
+      const saved = current.state as CarrierState
+      // An AI seat that had the call lost its sockets with the process: the call is taken back.
+      const seatLost = afterRestart && seatInterrupted(saved)
+      const before = seatLost ? (applyFailure(current.plan as CallPlan, saved, 'restart') ?? saved) : saved
+      if (seatLost && call.status === 'in-progress') {
+        const next = onSeatNext(this.context(current), before, 'restart')
+        this.save(current, next.state, current.carrierCallId!)
+        return next.twiml
+      }
       // Still up at Twilio: nothing changes here, its callbacks go on. Ended: redirects that were
       // due no longer matter, and a recording callback sent while the process was down is lost
       // (the audio stays in the Twilio account): the service is told at once, without it.
-      let state = applyEvent(this.context(current), current.state as CarrierState, event, false).state
-      countEnd(this.deps.metrics, current.state as CarrierState, state, call.status)
+      let state = applyEvent(this.context(current), before, lookupEvent(before, call), false).state
+      countEnd(this.deps.metrics, saved, state, call.status)
       if (state.pendingEnd) state = tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd)
       this.save(current, state, current.carrierCallId!)
+      return null
     })
+    if (takeback !== null) this.deps.afterDurable(() => void this.act(callId, { type: 'twiml', twiml: takeback }))
   }
 
   protected context(row: CarrierCallRecord): StepContext {
-    return { callId: row.callId, plan: row.plan as CallPlan, publicUrl: this.deps.publicUrl, now: this.deps.clock.now(), events: this.requireEvents(), seats: this.deps.seats }
+    const { publicUrl, seats, streamKey } = this.deps
+    return { callId: row.callId, orgId: row.orgId, plan: row.plan as CallPlan, publicUrl, now: this.deps.clock.now(), events: this.requireEvents(), seats, streamKey }
   }
 
   private save(row: CarrierCallRecord, state: CarrierState, sid: string): void {
@@ -236,7 +264,7 @@ export class TwilioCarrier implements Carrier {
   private async act(callId: string, action: RestAction): Promise<void> {
     if (action.type === 'wait-for-recording') return this.waitForRecording(callId, RECORDING_WAIT_MS)
     if (action.type === 'download-recording') return downloadRecording(this.copyDeps(), callId, action.recordingSid, 0)
-    if (action.type === 'start-recording') return this.startRecording(callId)
+    if (action.type === 'start-recording') return startRecording(this.copyDeps(), this.deps.publicUrl, callId)
     const row = this.deps.store.get(callId)
     const account = row ? this.deps.account(row.orgId) : null
     if (!row?.carrierCallId || !account) return
@@ -259,31 +287,8 @@ export class TwilioCarrier implements Carrier {
     if (!result.ok) logger.warn('twilio_update_failed', { call_id: callId, action: action.type, kind: result.error.kind, status: result.error.status, code: result.error.code })
   }
 
-  /** The notice has played: record the live call from now on (consent-steps.ts). Refused (the call ended meanwhile): no recording to wait for. */
-  private async startRecording(callId: string): Promise<void> {
-    const row = this.deps.store.get(callId)
-    const account = row ? this.deps.account(row.orgId) : null
-    if (!row?.carrierCallId || !account) return
-    const started = await this.client(account).startRecording(row.carrierCallId, { statusCallback: callbackUrl(this.deps.publicUrl, callId, 'recording'), events: RECORDING_STATUS_EVENTS })
-    if (this.stopped || started.ok) return
-    logger.warn('twilio_recording_start_failed', { call_id: callId, kind: started.error.kind, status: started.error.status, code: started.error.code })
-    this.deps.transaction(() => {
-      const current = this.deps.store.get(callId)!
-      let state: CarrierState = { ...(current.state as CarrierState), recordingAbsent: true }
-      if (state.pendingEnd) state = tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd)
-      this.save(current, state, current.carrierCallId ?? '')
-    })
-  }
-
   private waitForRecording(callId: string, ms: number): void {
-    this.deps.scheduler.at(this.deps.clock.now() + ms, () => {
-      this.deps.transaction(() => {
-        const row = this.deps.store.get(callId)
-        const state = row?.state as CarrierState | undefined
-        if (!row || !state?.pendingEnd) return
-        this.save(row, tellEnded({ callId, events: this.requireEvents() }, state, state.pendingEnd), row.carrierCallId ?? '')
-      })
-    })
+    waitForRecording(this.copyDeps(), callId, ms)
   }
 
   /** The recording's download, storage and deletion at Twilio (recording-copy.ts). */

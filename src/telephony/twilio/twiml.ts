@@ -187,6 +187,23 @@ export function holdForDetection(options: { pauseSeconds: number; transcription?
   return response(...verbs)
 }
 
+/**
+ * The AI seat (docs/telephony.md "The AI seat"): the disclosure said or played, transcription
+ * started where nothing started it before, then a bidirectional stream to the service
+ * (twilio.com/docs/voice/twiml/connect, twilio.com/docs/voice/twiml/stream). Twilio drops the
+ * stream URL's query string, so the call's token travels in a `<Parameter>` (it arrives in
+ * `start.customParameters`). When the service closes the socket the `<Connect>` ends and Twilio
+ * requests `actionUrl`, whose TwiML runs next.
+ */
+export function connectStream(seat: { disclosure: VoicemailDrop; transcription?: TranscriptionStart; streamUrl: string; actionUrl: string; parameters: Record<string, string> }): string {
+  const verbs: string[] = []
+  verbs.push('audioUrl' in seat.disclosure ? element('Play', {}, escapeXml(seat.disclosure.audioUrl)) : element('Say', {}, escapeXml(seat.disclosure.say)))
+  if (seat.transcription) verbs.push(startTranscription(seat.transcription))
+  const parameters = Object.entries(seat.parameters).map(([name, value]) => element('Parameter', { name, value })).join('')
+  verbs.push(element('Connect', { action: seat.actionUrl, method: 'POST' }, element('Stream', { url: seat.streamUrl }, parameters)))
+  return response(...verbs)
+}
+
 export function say(text: string, then: 'hangup' | 'nothing' = 'hangup'): string {
   return then === 'hangup' ? response(element('Say', {}, escapeXml(text)), element('Hangup')) : response(element('Say', {}, escapeXml(text)))
 }

@@ -19,6 +19,8 @@ export interface Script {
   press?: string | null
   /** The party hangs up this many emulated seconds after the answer (instead of the plan's time). */
   hangUpAfter?: number
+  /** Keys the lead presses during a <Connect><Stream>: [emulated seconds after the stream's start, digit] (instead of the plan's). */
+  streamDigits?: [number, string][]
 }
 
 export interface Plan {
@@ -28,6 +30,8 @@ export interface Plan {
   endAt: number
   terminal?: 'no-answer' | 'busy' | 'failed'
   lines: [number, string][]
+  /** Keys pressed during a <Connect><Stream> (sent as `dtmf` messages): [emulated seconds after the stream's start, digit]. */
+  streamDigits?: [number, string][]
 }
 
 const INTENT = 'Yes, that sounds good. Can someone walk me through the pricing?'
@@ -43,7 +47,8 @@ export const PLANS: Record<string, Plan> = {
   '04': { answerAt: 8, answeredBy: 'machine_end_beep', endAt: 120, lines: [] },
   '05': { endAt: 1, terminal: 'failed', lines: [] },
   '06': person(50, 'Not now, can you call me back tomorrow at 10?'),
-  '07': person(20, 'Stop calling me. Take me off your list.'),
+  // Asks to stop; on a stream it also presses 9 two seconds in (the opt-out key).
+  '07': { ...person(20, 'Stop calling me. Take me off your list.'), streamDigits: [[2, '9']] },
   '08': person(30, 'You have the wrong number.'),
   '09': person(12, '(hangs up)'),
   '10': person(20, 'Who is calling and why?', 'unknown'),

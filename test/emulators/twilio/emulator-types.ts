@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Plan, Script } from './emulator-scenarios'
+import type { StreamRecord } from './emulator-stream'
 
 /** The emulator's shared shapes: one emulated call, one callback it sent, and the engine other parts drive. */
 
@@ -70,6 +71,9 @@ export interface EmulatedCall {
   dial: { legSid: string; action: string | null; answeredAt: number | null; answeredStatus: string; bridged?: boolean } | null
   /** Every person's leg rung by a <Dial><Number>: what its <Number url> said to them, the key pressed, whether it was bridged. */
   legs?: { to: string; heard: string[]; key: string | null; bridged: boolean }[]
+  /** The call's latest <Connect><Stream> and all of them, oldest first (emulator-stream.ts). */
+  stream?: StreamRecord
+  streams?: StreamRecord[]
   transcription: { url: string; sid: string; seq: number; labels: { inbound_track: string; outbound_track: string } } | null
   /** Notifications held to be sent in shuffled order (the shuffle option). */
   held: { kind: SentCallback['kind']; url: string; params: Record<string, string>; token: string }[]

@@ -1,12 +1,14 @@
 import { type Conferences, optionsOf } from './emulator-conference'
 import { dialNumber } from './emulator-dial'
 import { startTranscription } from './emulator-media'
+import { connectStream } from './emulator-stream'
 import { type TwimlNode, parseTwiml } from './emulator-twiml'
 import type { EmulatedCall, Engine, SentCallback } from './emulator-types'
 
 /**
  * The TwiML a call runs on its own leg: <Say>, <Play>, <Pause>, <Start><Transcription>,
- * <Gather>, <Dial> (<Number> or <Conference>), <Redirect> and <Hangup> (twilio.com/docs/voice/twiml).
+ * <Gather>, <Dial> (<Number> or <Conference>), <Connect><Stream> (emulator-stream.ts), <Redirect> and
+ * <Hangup> (twilio.com/docs/voice/twiml).
  * Whatever it does not know it skips. The document's end hangs up.
  */
 
@@ -48,6 +50,16 @@ export async function runTwiml(engine: VerbEngine, call: EmulatedCall, xml: stri
         if (next === null) break
         if (next === false || call.gen !== gen) return
         return runTwiml(engine, call, next, gen)
+      }
+      case 'Connect': {
+        // twilio.com/docs/voice/twiml/connect: when the stream ends by itself, the action's TwiML runs; without one, the next verb.
+        if (!(await connectStream(engine, call, verb)) || call.gen !== gen || call.endedAt !== null) return
+        if (verb.attrs.action) {
+          const next = await engine.fetchTwiml(call, 'action', verb.attrs.action)
+          if (next === null || call.gen !== gen) return
+          return runTwiml(engine, call, next, gen)
+        }
+        break
       }
       case 'Dial': {
         const result = await dial(engine, call, verb)

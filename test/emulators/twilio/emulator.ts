@@ -6,6 +6,7 @@ import { callIn, type CallInOptions } from './emulator-inbound'
 import { conferenceRoutes } from './emulator-rest-conferences'
 import { callResource, createCall, type RestContext, startCallRecording, updateCall } from './emulator-rest-calls'
 import type { Script } from './emulator-scenarios'
+import type { StreamRecord } from './emulator-stream'
 import { type EmulatedCall, type Heard, isPersonAnswer, type SentCallback } from './emulator-types'
 import { formParams } from '../../../src/telephony/twilio/signature'
 import { toneWav } from '../../../src/telephony/tone-wav'
@@ -39,10 +40,22 @@ import { toneWav } from '../../../src/telephony/tone-wav'
  *   participant-leave, conference-end, ... with the CallSid).
  * - `.callIn({ from, to, url, statusCallback? })` -> the inbound call, once the TwiML the
  *   incoming-call webhook returned is running.
+ * - `.stream(callSid)` -> the call's latest <Connect><Stream> (`.calls.get(sid).streams`: all):
+ *   `url`, `streamSid`, `parameters` (the <Parameter>s), `sent` / `received` (every message as
+ *   text, in order), `sentPayloads` / `receivedPayloads` (media payloads, in order), `digits`,
+ *   `marks` (echoed), `clears`, `errors` (31924 refused messages, 31920/31901 not opened),
+ *   `closedBy` ('server' | 'twilio' | 'unreachable'), `closeCode`, `startedAt`, `firstAudioAt`,
+ *   `endedAt` (emulated s), `firstAudioMs` (real ms after `start`), `playedBytes`, `done`.
+ *   The lead's side is 20 ms μ-law frames in emulated time (its plan's lines as speech bursts,
+ *   else noise), `dtmf` keys from `script(phone, { streamDigits: [[2, '9']] })` (seconds after
+ *   the stream's start; scenario 07 presses 9 at 2 s), `stop` and close when it hangs up. What
+ *   the server sends plays in real time (8 bytes a ms); marks come back when played (at once on
+ *   `clear`). The server closing the socket (or a socket that never opens) ends the stream: the
+ *   <Connect action> is requested (else the next verb runs). See emulator-stream.ts.
  * REST: Calls (create, fetch, update, Recordings), Recordings (.wav, DELETE), Conferences (list
  * with FriendlyName/Status, fetch, Status=completed) and Participants (list, create, fetch,
  * update Muted/Hold/Coaching/CallSidToCoach, delete). TwiML: Say, Play, Pause,
- * Start/Transcription, Gather, Dial (Number with url, Conference), Redirect, Hangup.
+ * Start/Transcription, Gather, Dial (Number with url, Conference), Connect/Stream, Redirect, Hangup.
  */
 
 export interface EmulatorAccount {
@@ -176,6 +189,11 @@ export class TwilioEmulator {
       answeredAt: call.answeredAt, party: call.party, personAnswered: call.answeredAt !== null && isPersonAnswer(call.party), firstHeard,
       waited: firstHeard && call.answeredAt !== null ? firstHeard.at - call.answeredAt : null, timeout: call.timeout,
     }
+  }
+
+  /** The call's latest <Connect><Stream> (null: none, or an unknown call). */
+  stream(callSid: string): StreamRecord | null {
+    return this.calls.get(callSid)?.stream ?? null
   }
 
   /** The Timeout each call was created with (Calls.json and Participants.json), by CallSid. */

@@ -1,0 +1,121 @@
+import type { AiAgentSettings, AiDisclosure } from '../../telephony/call-values'
+import { invalid } from '../../errors'
+import { checkMediaUrl, isLoopbackHost } from '../orgs/carrier-fields'
+
+/** What an admin create or change may send for `ai_agent` (null turns the seat off). */
+export interface AiAgentInput {
+  kind?: 'stream'
+  url: string
+  parameters?: Record<string, string>
+  first_audio_ms?: number
+  disclosure: AiDisclosure
+}
+
+export const AI_AGENT_DEFAULTS = { first_audio_ms: 2000 } as const
+export const FIRST_AUDIO_MS = { min: 500, max: 5000 } as const
+export const MAX_AGENT_PARAMETER_COUNT = 20
+const PARAMETER_NAME_MAX = 100
+const PARAMETER_VALUE_MAX = 1000
+const SAY_MAX = 1000
+// Names the service sends itself in the stream's customParameters.
+const RESERVED_PREFIX = 'dialer_'
+
+/**
+ * The AI seat a create or change leaves, checked as a whole before anything is written (the
+ * schema checks shapes at the door; this checks the rules, and the shapes again for callers that
+ * are not the HTTP API). An artificial voice needs prior express consent (FCC 24-17), so the seat
+ * requires `requires_consent` on the campaign, and consent cannot be turned off while it is set.
+ */
+export function checkAiAgent(
+  current: { aiAgent: AiAgentSettings | null; requiresConsent: boolean },
+  input: { ai_agent?: AiAgentInput | null; requires_consent?: boolean },
+): AiAgentSettings | null {
+  const agent = input.ai_agent === undefined ? current.aiAgent : aiAgentOf(input.ai_agent)
+  const consent = input.requires_consent ?? current.requiresConsent
+  if (agent !== null && !consent) {
+    // One error whichever side changed: the seat is what needs the consent.
+    throw invalid(
+      'An AI agent is an artificial voice: the campaign needs requires_consent true (prior express consent, FCC 24-17) while ai_agent is set.',
+      'ai_agent', 'consent_required',
+    )
+  }
+  return agent
+}
+
+function aiAgentOf(raw: unknown): AiAgentSettings | null {
+  if (raw === null) return null
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('ai_agent must be an object or null.', 'ai_agent')
+  const input = raw as Record<string, unknown>
+  for (const key of Object.keys(input)) {
+    if (!['kind', 'url', 'parameters', 'first_audio_ms', 'disclosure'].includes(key)) throw invalid(`ai_agent.${key} is not a field of ai_agent.`, `ai_agent.${key}`)
+  }
+  if (input.kind !== undefined && input.kind !== 'stream') throw invalid('ai_agent.kind must be "stream".', 'ai_agent.kind')
+  return {
+    kind: 'stream',
+    url: agentUrl(input.url),
+    parameters: parametersOf(input.parameters),
+    first_audio_ms: firstAudioMs(input.first_audio_ms),
+    disclosure: disclosureOf(input.disclosure),
+  }
+}
+
+/** wss://, or ws:// to a loopback address only (as a carrier's api_base_url); no credentials or fragment. */
+function agentUrl(raw: unknown): string {
+  const param = 'ai_agent.url'
+  if (typeof raw !== 'string' || raw.length === 0) throw invalid(`${param} is required: the agent's WebSocket URL (wss://...).`, param)
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw invalid(`${param} must be an absolute URL such as wss://agent.example.com/stream.`, param)
+  }
+  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && isLoopbackHost(url.hostname))) {
+    throw invalid(`${param} must use wss (plain ws only to a loopback address: localhost, 127.0.0.0/8, ::1).`, param)
+  }
+  if (url.username !== '' || url.password !== '') throw invalid(`${param} must not hold a user name or password.`, param)
+  if (url.hash !== '') throw invalid(`${param} must not have a fragment.`, param)
+  return url.href
+}
+
+function parametersOf(raw: unknown): Record<string, string> {
+  const param = 'ai_agent.parameters'
+  if (raw === undefined || raw === null) return {}
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(`${param} must be an object of name/value strings.`, param)
+  const entries = Object.entries(raw as Record<string, unknown>)
+  if (entries.length > MAX_AGENT_PARAMETER_COUNT) throw invalid(`${param} holds at most ${MAX_AGENT_PARAMETER_COUNT} names.`, param)
+  const out: Record<string, string> = {}
+  for (const [name, value] of entries) {
+    if (name.length === 0 || name.length > PARAMETER_NAME_MAX) throw invalid(`${param}: a name must be 1-${PARAMETER_NAME_MAX} characters.`, param)
+    if (name.toLowerCase().startsWith(RESERVED_PREFIX)) throw invalid(`${param}: names starting with ${RESERVED_PREFIX} are the service's own.`, `${param}.${name}`)
+    if (typeof value !== 'string' || value.length > PARAMETER_VALUE_MAX) throw invalid(`${param}.${name} must be a string of at most ${PARAMETER_VALUE_MAX} characters.`, `${param}.${name}`)
+    out[name] = value
+  }
+  return out
+}
+
+function firstAudioMs(raw: unknown): number {
+  const param = 'ai_agent.first_audio_ms'
+  if (raw === undefined) return AI_AGENT_DEFAULTS.first_audio_ms
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < FIRST_AUDIO_MS.min || raw > FIRST_AUDIO_MS.max) {
+    throw invalid(`${param} must be a whole number of milliseconds from ${FIRST_AUDIO_MS.min} to ${FIRST_AUDIO_MS.max}.`, param)
+  }
+  return raw
+}
+
+/** Exactly one of a said text (not blank) or an https audio URL, as a voicemail. */
+function disclosureOf(raw: unknown): AiDisclosure {
+  const param = 'ai_agent.disclosure'
+  if (raw === undefined || raw === null) throw invalid(`${param} is required: what the lead hears before the agent ({"say": "..."} or {"audio_url": "https://..."}).`, param)
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(`${param} must be {"say": "..."} or {"audio_url": "https://..."}.`, param)
+  const keys = Object.keys(raw)
+  const message = raw as Record<string, unknown>
+  if (keys.length !== 1 || (keys[0] !== 'say' && keys[0] !== 'audio_url')) throw invalid(`${param} must hold exactly one of say or audio_url.`, param)
+  if (keys[0] === 'audio_url') {
+    if (typeof message.audio_url !== 'string') throw invalid(`${param}.audio_url must be a URL.`, `${param}.audio_url`)
+    return { audio_url: checkMediaUrl(message.audio_url, `${param}.audio_url`) }
+  }
+  const say = message.say
+  if (typeof say !== 'string' || say.trim() === '') throw invalid(`${param}.say must not be blank.`, `${param}.say`)
+  if (say.length > SAY_MAX) throw invalid(`${param}.say must be at most ${SAY_MAX} characters.`, `${param}.say`)
+  return { say: say.trim() }
+}

@@ -1,0 +1,75 @@
+import type { SeatHost, SeatMetrics, SeatRelay, SeatSession, StreamSocket } from './contract'
+import { Session, type AgentSocket, type RelayTimers } from './seat-session'
+
+export type { AgentSocket, RelayTimers } from './seat-session'
+
+/** Sockets open and not yet admitted (no valid `start` yet): beyond this a new one is closed at once. */
+export const MAX_WAITING_STREAMS = 500
+/** Seats relaying at once: beyond this a stream is refused before its token is read (the call is taken back at `<Connect action>`). */
+export const MAX_SEATS = 1_000
+
+export interface SeatRelayDeps {
+  host: SeatHost
+  metrics?: SeatMetrics
+  /** Opens the agent's socket (default: Bun's WebSocket client). */
+  connectAgent?: (url: string) => AgentSocket
+  /** Real-time timers (default: performance.now and setTimeout); tests pass their own. */
+  timers?: RelayTimers
+}
+
+const realTimers: RelayTimers = {
+  now: () => performance.now(),
+  set: (run, ms) => setTimeout(run, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+}
+
+const bunAgent = (url: string): AgentSocket => new WebSocket(url) as unknown as AgentSocket
+
+/**
+ * The relay between carriers' stream sockets and the campaigns' agents (docs/telephony.md "The
+ * AI seat: the relay"). It knows no carrier: the host admits streams and applies what happens.
+ */
+export function createSeatRelay(deps: SeatRelayDeps): SeatRelay {
+  const waiting = new Set<Session>()
+  const seats = new Map<string, Session>()
+  const parts = {
+    host: deps.host,
+    metrics: deps.metrics,
+    connectAgent: deps.connectAgent ?? bunAgent,
+    timers: deps.timers ?? realTimers,
+    room: () => seats.size < MAX_SEATS,
+    seat(session: Session, callId: string): void {
+      waiting.delete(session)
+      // The host admits a call's stream once, so a call has one seat.
+      seats.set(callId, session)
+    },
+    gone(session: Session): void {
+      waiting.delete(session)
+      const callId = session.callId
+      if (callId !== null && seats.get(callId) === session) seats.delete(callId)
+    },
+  }
+  const refused: SeatSession = { message() {}, closed() {} }
+
+  return {
+    open(carrier: StreamSocket): SeatSession {
+      if (waiting.size >= MAX_WAITING_STREAMS) {
+        deps.metrics?.dropped('refused_stream')
+        carrier.close(1013, 'busy')
+        return refused
+      }
+      const session = new Session(carrier, parts)
+      waiting.add(session)
+      return session
+    },
+    end(callId: string): void {
+      seats.get(callId)?.end()
+    },
+    get size() {
+      return seats.size
+    },
+    stop(): void {
+      for (const session of [...waiting, ...seats.values()]) session.end()
+    },
+  }
+}
