@@ -201,8 +201,8 @@ export function createGateway(s: Services, app: AnyElysia): RequestHandler {
       if (door === 'external') admitExternal(s, request, state)
       else if (door === 'admin') admitAdmin(s, request, state)
       else if (door === 'console') admitConsole(s, request, pathname, state)
-      // Sockets (the AI seat's stream) open only on open paths.
-      else if (server) rememberServer(request, server)
+      // Sockets (the AI seat's stream) open only on open paths; the address caps sockets not yet admitted.
+      else if (server && request.headers.has('upgrade')) rememberServer(request, server, state.clientAddress())
       const method = request.method
       if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
         const rule = bodyRuleOf(method, pathname)

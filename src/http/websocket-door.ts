@@ -21,22 +21,23 @@ export interface OpenSocket {
 }
 
 interface SocketData {
-  open: (socket: OpenSocket) => SocketHandlers
+  open: (socket: OpenSocket, from: string) => SocketHandlers
+  from: string
   handlers: SocketHandlers | null
 }
 
-const servers = new WeakMap<Request, Server<unknown>>()
+const servers = new WeakMap<Request, { server: Server<unknown>; from: string }>()
 
-/** The gateway: the server that took this request (for an upgrade). */
-export function rememberServer(request: Request, server: Server<unknown>): void {
-  servers.set(request, server)
+/** The gateway: the server that took this upgrade request, and the client's address (behind trusted proxies: the forwarded one). */
+export function rememberServer(request: Request, server: Server<unknown>, from: string): void {
+  servers.set(request, { server, from })
 }
 
 /** Upgrades the request when it asks to and a server took it; false otherwise (nothing happened). */
-export function upgradeToSocket(request: Request, open: (socket: OpenSocket) => SocketHandlers): boolean {
-  const server = servers.get(request) as Server<SocketData> | undefined
-  if (!server || request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return false
-  return server.upgrade(request, { data: { open, handlers: null } })
+export function upgradeToSocket(request: Request, open: (socket: OpenSocket, from: string) => SocketHandlers): boolean {
+  const taken = servers.get(request)
+  if (!taken || request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return false
+  return (taken.server as Server<SocketData>).upgrade(request, { data: { open, from: taken.from, handlers: null } })
 }
 
 const decoder = new TextDecoder()
@@ -62,7 +63,7 @@ export const socketHandler: WebSocketHandler<SocketData> = {
     ws.data.handlers = ws.data.open({
       send: (data) => void ws.send(data),
       close: (code, reason) => ws.close(code, reason),
-    })
+    }, ws.data.from)
   },
   message(ws, message) {
     ws.data.handlers?.message(typeof message === 'string' ? message : decoder.decode(message))

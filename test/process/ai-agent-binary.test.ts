@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { join } from 'node:path'
-import { scratchDir } from '../harness'
-import { placeBinary, spawnService, type ServiceProcess } from './spawn-service'
+import { adminBinary } from './admin-binary'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -14,43 +12,20 @@ setDefaultTimeout(60_000)
  */
 
 const ADMIN = 'ai-agent-binary-admin-token-0123456789'
-const work = scratchDir('dialer-ai-agent-')
-const binary = join(work.path, 'dialer')
 const DISCLOSURE = { say: 'This is an AI assistant calling for Acme Roofing.' }
 const AGENT = { url: 'wss://agent.example.com/twilio', disclosure: DISCLOSURE }
 const STORED = { kind: 'stream', url: AGENT.url, parameters: {}, first_audio_ms: 2000, disclosure: DISCLOSURE }
 
-let server: ServiceProcess | null = null
-let base = ''
+const service = adminBinary('dialer-ai-agent-', ADMIN)
+const { admin, cli } = service
 let orgId = ''
 
 beforeAll(async () => {
-  placeBinary(binary)
-  const started = await spawnService({
-    command: [binary], dataDir: join(work.path, 'data'), cwd: work.path,
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0' },
-  })
-  server = started.proc
-  base = started.base
+  await service.start()
   orgId = (await admin('POST', '/orgs', { name: 'Acme Roofing', plan_requests_per_minute: 100_000 })).body.data.id
 }, 120_000)
 
-afterAll(() => {
-  server?.kill('SIGKILL')
-  work.remove()
-})
-
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const reply = await fetch(`${base}/api/v1/admin${path}`, {
-    method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: reply.status, body: await reply.json() }
-}
-
-const cli = (args: string[]) => {
-  const r = Bun.spawnSync([binary, 'admin', ...args], { cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN } })
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() }
-}
+afterAll(() => service.stop())
 const campaigns = async () => (await admin('GET', `/orgs/${orgId}/campaigns?limit=100`)).body.data.length
 
 describe('ai_agent on the binary', () => {
@@ -99,14 +74,14 @@ describe('ai_agent on the binary', () => {
     const campaign = (await admin('POST', `/orgs/${orgId}/campaigns`, { name: 'Calls', status: 'active', sdrs: [{ name: 'Alex' }] })).body.data.id
     const key = (await admin('POST', `/orgs/${orgId}/keys`, { name: 'live', mode: 'live', requests_per_minute: 100_000, burst: 100_000 })).body.data
     const auth = `Basic ${btoa(`${key.id}:${key.secret}`)}`
-    const lead = await fetch(`${base}/api/v1/external/leads`, {
+    const lead = await fetch(`${service.base}/api/v1/external/leads`, {
       method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' },
       body: JSON.stringify({ campaign_id: campaign, phone: '+12125552009', name: 'Ann Lee', call_now: true }),
     })
     const leadId = ((await lead.json()) as any).data.id
     let callId = ''
     for (let i = 0; i < 100 && !callId; i++) {
-      const calls = (await (await fetch(`${base}/api/v1/external/calls?lead_id=${leadId}`, { headers: { authorization: auth } })).json()) as any
+      const calls = (await (await fetch(`${service.base}/api/v1/external/calls?lead_id=${leadId}`, { headers: { authorization: auth } })).json()) as any
       callId = calls.data?.[0]?.id ?? ''
       if (!callId) await Bun.sleep(50)
     }

@@ -106,6 +106,8 @@ describe('the seat\u2019s guards: time, tokens, restarts (compiled binary)', () 
   test('a restart with a seat in progress: the call is taken back, a callback in 2 hours, nothing stays on_call', async () => {
     const campaignId = await seat.aiCampaign({ behaviour: 'end', after_ms: '60000', transcript: 'off' })
     const lead = ny('00', 53)
+    // The lead stays on the line well past a slow reboot, so a takeback message is never cut short by the scenario's hang-up.
+    service.emulator.script(lead, { hangUpAfter: 300 })
     const leadId = await seat.addLead(campaignId, lead)
     const up = await service.callOf(leadId, (c) => c.status === 'in_progress')
     await until('the seat relaying', () => (seat.agent.call(up.id)?.heard.length ?? 0) > 0)

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { join } from 'node:path'
-import { scratchDir } from '../harness'
-import { placeBinary, spawnService, type ServiceProcess } from './spawn-service'
+import { adminBinary } from './admin-binary'
 
 // Bun reads the default test timeout per file only (docs/decisions.md, "Tests").
 setDefaultTimeout(60_000)
@@ -14,41 +12,18 @@ setDefaultTimeout(60_000)
  */
 
 const ADMIN = 'dial-mode-binary-admin-token-0123456789'
-const work = scratchDir('dialer-dial-mode-')
-const binary = join(work.path, 'dialer')
 const MESSAGE = { say: 'This is Acme Roofing. Call us back at 212 555 0100.' }
 
-let server: ServiceProcess | null = null
-let base = ''
+const service = adminBinary('dialer-dial-mode-', ADMIN)
+const { admin, cli } = service
 let orgId = ''
 
 beforeAll(async () => {
-  placeBinary(binary)
-  const started = await spawnService({
-    command: [binary], dataDir: join(work.path, 'data'), cwd: work.path,
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0' },
-  })
-  server = started.proc
-  base = started.base
+  await service.start()
   orgId = (await admin('POST', '/orgs', { name: 'Acme Roofing' })).body.data.id
 }, 120_000)
 
-afterAll(() => {
-  server?.kill('SIGKILL')
-  work.remove()
-})
-
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const reply = await fetch(`${base}/api/v1/admin${path}`, {
-    method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: reply.status, body: await reply.json() }
-}
-
-const cli = (args: string[]) => {
-  const r = Bun.spawnSync([binary, 'admin', ...args], { cwd: work.path, env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_URL: base, DIALER_ADMIN_TOKEN: ADMIN } })
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() }
-}
+afterAll(() => service.stop())
 
 const dialFields = (c: any) => ({ dial_mode: c.dial_mode, max_abandon_rate: c.max_abandon_rate, abandon_message: c.abandon_message })
 const campaigns = async () => (await admin('GET', `/orgs/${orgId}/campaigns?limit=100`)).body.data.length

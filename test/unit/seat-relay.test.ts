@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import fc from 'fast-check'
 import { MAX_AGENT_FRAME_BYTES } from '../../src/telephony/media-stream/contract'
-import { createSeatRelay, MAX_WAITING_STREAMS } from '../../src/telephony/media-stream/relay'
+import { createSeatRelay, MAX_WAITING_PER_ADDRESS, MAX_WAITING_STREAMS } from '../../src/telephony/media-stream/relay'
 import { END_MARK } from '../../src/telephony/media-stream/seat-session'
 import {
   agentMedia, carrierMedia, connected, CountingMetrics, dtmf, FakeAgent, FakeCarrier, FakeHost, ManualTimers, mark, startFrame, stop, STREAM_SID,
@@ -99,11 +99,30 @@ describe('admission', () => {
 
   test('sockets waiting for their start are capped', () => {
     const w = world()
-    for (let i = 0; i < MAX_WAITING_STREAMS; i++) w.relay.open(new FakeCarrier())
+    for (let i = 0; i < MAX_WAITING_STREAMS; i++) w.relay.open(new FakeCarrier(), `10.0.${i >> 8}.${i & 255}`)
     const late = new FakeCarrier()
-    w.relay.open(late)
+    w.relay.open(late, '10.9.9.9')
     expect(late.closedWith).toBe(1013)
     expect(w.metrics.drops).toEqual(['refused_stream'])
+  })
+
+  test('one address holds at most MAX_WAITING_PER_ADDRESS sockets before their start; others still get in, and a closed one frees its place', () => {
+    const w = world()
+    const mine = Array.from({ length: MAX_WAITING_PER_ADDRESS }, () => {
+      const carrier = new FakeCarrier()
+      return { carrier, session: w.relay.open(carrier, '203.0.113.7') }
+    })
+    expect(mine.every((m) => m.carrier.closedWith === null)).toBe(true)
+    const over = new FakeCarrier()
+    w.relay.open(over, '203.0.113.7')
+    expect(over.closedWith).toBe(1013)
+    const other = new FakeCarrier()
+    w.relay.open(other, '198.51.100.1')
+    expect(other.closedWith).toBe(null)
+    mine[0]!.session.closed()
+    const again = new FakeCarrier()
+    w.relay.open(again, '203.0.113.7')
+    expect(again.closedWith).toBe(null)
   })
 })
 

@@ -108,8 +108,8 @@ export interface SeatSession {
 
 /** The relay (relay.ts): one per carrier that seats calls, built with its host. */
 export interface SeatRelay {
-  /** A carrier's stream socket opened (nothing is admitted before its `start`). */
-  open(carrier: StreamSocket): SeatSession
+  /** A carrier's stream socket opened from address `from` (nothing is admitted before its `start`). */
+  open(carrier: StreamSocket, from?: string): SeatSession
   /** The call is over for the carrier (hung up from our side): its seat, if any, closes both sockets and applies nothing more. */
   end(callId: string): void
   /** Seats relaying now. */

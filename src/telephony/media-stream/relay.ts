@@ -5,6 +5,8 @@ export type { AgentSocket, RelayTimers } from './seat-session'
 
 /** Sockets open and not yet admitted (no valid `start` yet): beyond this a new one is closed at once. */
 export const MAX_WAITING_STREAMS = 500
+/** Sockets one address may hold before their `start` (Twilio's `start` follows its `connected` at once): one client cannot fill the waiting room. */
+export const MAX_WAITING_PER_ADDRESS = 50
 /** Seats relaying at once: beyond this a stream is refused before its token is read (the call is taken back at `<Connect action>`). */
 export const MAX_SEATS = 1_000
 
@@ -31,6 +33,17 @@ const bunAgent = (url: string): AgentSocket => new WebSocket(url) as unknown as 
  */
 export function createSeatRelay(deps: SeatRelayDeps): SeatRelay {
   const waiting = new Set<Session>()
+  // Sockets waiting for `start`, by address.
+  const waitingFrom = new Map<string, number>()
+  const from = new WeakMap<Session, string>()
+  const leaveWaiting = (session: Session): void => {
+    if (!waiting.delete(session)) return
+    const address = from.get(session)
+    if (address === undefined) return
+    const left = (waitingFrom.get(address) ?? 1) - 1
+    if (left > 0) waitingFrom.set(address, left)
+    else waitingFrom.delete(address)
+  }
   const seats = new Map<string, Session>()
   const parts = {
     host: deps.host,
@@ -39,12 +52,12 @@ export function createSeatRelay(deps: SeatRelayDeps): SeatRelay {
     timers: deps.timers ?? realTimers,
     room: () => seats.size < MAX_SEATS,
     seat(session: Session, callId: string): void {
-      waiting.delete(session)
+      leaveWaiting(session)
       // The host admits a call's stream once, so a call has one seat.
       seats.set(callId, session)
     },
     gone(session: Session): void {
-      waiting.delete(session)
+      leaveWaiting(session)
       const callId = session.callId
       if (callId !== null && seats.get(callId) === session) seats.delete(callId)
     },
@@ -52,14 +65,16 @@ export function createSeatRelay(deps: SeatRelayDeps): SeatRelay {
   const refused: SeatSession = { message() {}, closed() {} }
 
   return {
-    open(carrier: StreamSocket): SeatSession {
-      if (waiting.size >= MAX_WAITING_STREAMS) {
+    open(carrier: StreamSocket, address = 'unknown'): SeatSession {
+      if (waiting.size >= MAX_WAITING_STREAMS || (waitingFrom.get(address) ?? 0) >= MAX_WAITING_PER_ADDRESS) {
         deps.metrics?.dropped('refused_stream')
         carrier.close(1013, 'busy')
         return refused
       }
       const session = new Session(carrier, parts)
       waiting.add(session)
+      from.set(session, address)
+      waitingFrom.set(address, (waitingFrom.get(address) ?? 0) + 1)
       return session
     },
     end(callId: string): void {

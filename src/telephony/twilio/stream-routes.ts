@@ -16,7 +16,7 @@ export const twilioStreamRoutes = (relay: SeatRelay, door: CallbackDoor) =>
   new Elysia().onTransform(door.markRoute).get(
     STREAM_PATH,
     ({ request }) => {
-      const upgraded = upgradeToSocket(request, (socket) => relay.open(socket))
+      const upgraded = upgradeToSocket(request, (socket, from) => relay.open(socket, from))
       if (!upgraded) throw invalid('This address takes a WebSocket (Twilio Media Streams): send an upgrade request.', null)
       // Bun ignores the reply to an upgraded request; the log and metrics see 200.
       return new Response(null, { status: 200 })

@@ -1,3 +1,4 @@
+import { FRAME_BYTES, FRAME_MS, mulaw } from '../../../scripts/reference-agent-audio'
 import type { EmulatedCall } from './emulator-types'
 
 /**
@@ -9,23 +10,9 @@ import type { EmulatedCall } from './emulator-types'
  * reordering or a lost frame shows in a byte-for-byte comparison.
  */
 
-export const FRAME_MS = 20
-export const FRAME_BYTES = 160
+// One μ-law encoder and frame size for the reference agent and the emulator.
+export { FRAME_BYTES, FRAME_MS, mulaw } from '../../../scripts/reference-agent-audio'
 const RATE = 8000
-
-/** G.711 μ-law of one 16-bit linear sample. */
-export function mulaw(sample: number): number {
-  const BIAS = 0x84
-  const CLIP = 32635
-  let s = Math.max(-32768, Math.min(32767, Math.round(sample)))
-  const sign = s < 0 ? 0x80 : 0
-  if (sign) s = -s
-  s = Math.min(s, CLIP) + BIAS
-  let exponent = 7
-  for (let mask = 0x4000; (s & mask) === 0 && exponent > 0; mask >>= 1) exponent--
-  const mantissa = (s >> (exponent + 3)) & 0x0f
-  return ~(sign | (exponent << 4) | mantissa) & 0xff
-}
 
 /**
  * Frame `index` of a stream (0 = the first 20 ms after `start`), base64 as a media payload.
