@@ -23,7 +23,7 @@ const present = (c: CampaignRow): CampaignSettings => ({
   dial_mode: c.dialMode,
   max_abandon_rate: c.maxAbandonRate,
   abandon_message: c.abandonMessage,
-  ai_agent: c.aiAgent && { url: c.aiAgent.url, first_audio_ms: c.aiAgent.first_audio_ms, disclosure: c.aiAgent.disclosure, parameter_names: Object.keys(c.aiAgent.parameters) },
+  ai_agent: c.aiAgent && c.aiAgent.kind === 'stream' ? { url: c.aiAgent.url, first_audio_ms: c.aiAgent.first_audio_ms, disclosure: c.aiAgent.disclosure, parameter_names: Object.keys(c.aiAgent.parameters) } : null,
   updated: iso(c.updated),
 })
 

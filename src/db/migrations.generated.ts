@@ -325,5 +325,21 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nALTER TABLE `calls` ADD `ai_seated` integer DEFAULT false NOT NULL;",
       "\nALTER TABLE `calls` ADD `ai_first_audio_ms` integer;"
     ]
+  },
+  {
+    "tag": "0023_realtime_agent",
+    "folderMillis": 1795821936967,
+    "hash": "1872cf6dbb30525065f50f47293e78ac7fe90089e4988f053a85850884cc7bf9",
+    "bps": true,
+    "sql": [
+      "ALTER TABLE `orgs` ADD `ai_prices` text;",
+      "\nALTER TABLE `campaigns` ADD `ai_agent_key` text;",
+      "\nALTER TABLE `calls` ADD `ai_instructions` text;",
+      "\nALTER TABLE `calls` ADD `ai_usage` text;",
+      "\nALTER TABLE `calls` ADD `ai_seconds` real;",
+      "\nALTER TABLE `usage_daily` ADD `ai_minutes` integer DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE `usage_daily` ADD `ai_cost_micros` integer DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE `usage_daily` ADD `ai_unpriced_calls` integer DEFAULT 0 NOT NULL;"
+    ]
   }
 ]

@@ -32,11 +32,14 @@ export interface ConsentNotice {
 export type AiDisclosure = { say: string } | { audio_url: string }
 
 /**
- * A campaign's AI agent as stored (defaults filled): the call's audio is relayed to `url` in
- * Twilio's Media Streams protocol (src/telephony/media-stream/). `kind` leaves room for agents
- * the service runs itself.
+ * A campaign's AI agent as stored (defaults filled): `stream` relays the call's audio to `url` in
+ * Twilio's Media Streams protocol (src/telephony/media-stream/); `openai_realtime` is an agent the
+ * service runs itself against OpenAI's Realtime API (src/telephony/realtime/), its key sealed
+ * apart (campaigns.ai_agent_key), never in this object.
  */
-export interface AiAgentSettings {
+export type AiAgentSettings = StreamAgentSettings | RealtimeAgentSettings
+
+export interface StreamAgentSettings {
   kind: 'stream'
   /** wss:// (ws:// only to a loopback address). */
   url: string
@@ -46,3 +49,41 @@ export interface AiAgentSettings {
   first_audio_ms: number
   disclosure: AiDisclosure
 }
+
+export interface RealtimeAgentSettings {
+  kind: 'openai_realtime'
+  /** Passed through as given (OpenAI decides); not empty. */
+  model: string
+  voice: string
+  /** A template (at most 20,000 characters): {{lead.name}}, {{lead.phone}}, {{lead.email}}, {{lead.fields.<key>}}, {{campaign.name}}, {{org.name}}. */
+  instructions: string
+  first_audio_ms: number
+  disclosure: AiDisclosure
+  /** The full Realtime endpoint (wss://; ws:// only to loopback); the model is added as ?model=. */
+  base_url: string
+}
+
+/** A model's usage on one call, as the Realtime API reported it (response.done usage), summed. */
+export interface AiUsage {
+  input_tokens: number
+  output_tokens: number
+  input_text_tokens: number
+  input_audio_tokens: number
+  /** Input tokens served from OpenAI's cache (part of input_tokens). */
+  input_cached_tokens: number
+  output_text_tokens: number
+  output_audio_tokens: number
+}
+
+/**
+ * An organization's price per model for AI cost (USD per million tokens); a model with no price
+ * has no cost shown. Nothing is hard-coded.
+ */
+export interface AiModelPrice {
+  input_text: number
+  input_audio: number
+  input_cached: number
+  output_text: number
+  output_audio: number
+}
+export type AiPrices = Record<string, AiModelPrice>

@@ -1,4 +1,4 @@
-import type { AiAgentSettings, ConsentNotice, TranscriptLine, Voicemail } from './call-values'
+import type { AiAgentSettings, AiUsage, ConsentNotice, TranscriptLine, Voicemail } from './call-values'
 import type { Outcome } from '../domain/outcomes'
 
 export type AnsweredBy = 'person' | 'machine' | 'unknown'
@@ -115,6 +115,10 @@ export interface CallEvents {
   seated?(callId: string): void
   /** The agent's first audio came `ms` after the stream started (calls.ai_first_audio_ms). Told once. */
   agentAudio?(callId: string, ms: number): void
+  /** A built-in agent's usage for one response: added to calls.ai_usage. */
+  aiUsage?(callId: string, usage: AiUsage): void
+  /** The AI seat's stream ended after `seconds` (calls.ai_seconds: AI minutes). Told once. */
+  aiSeatTime?(callId: string, seconds: number): void
   /** The recording notice finished playing at `at` (unix ms): recording may start from then. */
   announced?(callId: string, at: number): void
   /**

@@ -141,6 +141,12 @@ export interface CarrierPorts {
   seatLegs?: SeatLegPort
   /** Signs and checks the AI seat's stream tokens (media-stream/stream-token.ts): derived from the service's secret key. */
   streamKey?: Uint8Array
+  /**
+   * An openai_realtime seat's secrets, read when its stream starts (src/domain implements it): the
+   * campaign's API key opened, and the instructions rendered for the call (calls.ai_instructions).
+   * Null when the key cannot be opened (the call is taken back).
+   */
+  realtimeAgentOf?: (callId: string) => { apiKey: string; instructions: string } | null
   /** What the AI seat's relay counts (absent: nothing). */
   seatMetrics?: SeatMetrics
   /** Absent: incoming calls hear that nobody takes calls at this number. */

@@ -86,7 +86,7 @@ export class FakeHost implements SeatHost {
     this.started.add(m[1]!)
     return {
       callId: m[1]!, orgId: 'org_1',
-      agent: { url: 'wss://agent.example/seat', parameters: { voice: 'alloy' }, firstAudioMs: this.firstAudioMs },
+      agent: { kind: 'stream', url: 'wss://agent.example/seat', parameters: { voice: 'alloy' }, firstAudioMs: this.firstAudioMs },
       customParameters: { voice: 'alloy', dialer_call_id: m[1]!, dialer_lead_id: 'lead_1', lead_name: 'Ada', campaign_name: 'Spring' },
     }
   }

@@ -17,9 +17,9 @@ function world(options: { firstAudioMs?: number; connectThrows?: boolean } = {})
   const agents: FakeAgent[] = []
   const relay = createSeatRelay({
     host, metrics, timers,
-    connectAgent: (url) => {
+    connectAgent: (seatAgent) => {
       if (options.connectThrows) throw new Error('bad url')
-      const agent = new FakeAgent(url)
+      const agent = new FakeAgent(seatAgent.kind === 'stream' ? seatAgent.url : seatAgent.baseUrl)
       agents.push(agent)
       return agent
     },

@@ -69,7 +69,7 @@ describe('admit', () => {
     const ticket = w.host.admit(start(w.token()))
     expect(ticket).toEqual({
       callId: CALL, orgId: ORG,
-      agent: { url: 'wss://agent.example.com/media', parameters: { behaviour: 'end', tone: 'warm' }, firstAudioMs: 1500 },
+      agent: { kind: 'stream', url: 'wss://agent.example.com/media', parameters: { behaviour: 'end', tone: 'warm' }, firstAudioMs: 1500 },
       customParameters: { behaviour: 'end', tone: 'warm', dialer_call_id: CALL, dialer_lead_id: 'lead-7', lead_name: 'Jordan Lee', campaign_name: 'Spring Roofing' },
     })
     expect(w.state().seat).toMatchObject({ stage: 'streaming', streamStarted: true, streamSid: `MZ${'c'.repeat(32)}` })

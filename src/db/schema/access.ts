@@ -1,5 +1,6 @@
 /** Organizations, API keys, settings and idempotency records. */
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import type { AiPrices } from '../../telephony/call-values'
 
 export const settings = sqliteTable('settings', {
   name: text('name').primaryKey(),
@@ -17,6 +18,8 @@ export const orgs = sqliteTable('orgs', {
   recordingRetentionDays: integer('recording_retention_days').notNull().default(90),
   webhookEndpointLimit: integer('webhook_endpoint_limit').notNull(),
   outcomeLabels: text('outcome_labels', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  /** USD per million tokens by model, for AI cost (null: no prices, no cost shown). */
+  aiPrices: text('ai_prices', { mode: 'json' }).$type<AiPrices>(),
   created: integer('created').notNull(),
   updated: integer('updated').notNull(),
 })

@@ -4,7 +4,7 @@ import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm
 import { orgs } from './access'
 import { type Person, campaigns } from './campaigns'
 import { leads } from './leads'
-import type { TranscriptLine } from '../../telephony/call-values'
+import type { AiUsage, TranscriptLine } from '../../telephony/call-values'
 
 export interface HandledBy {
   id: string | null
@@ -76,6 +76,12 @@ export const calls = sqliteTable(
     aiSeated: integer('ai_seated', { mode: 'boolean' }).notNull().default(false),
     /** ms from the stream's start to the agent's first audio; null when no audio came (or no seat). */
     aiFirstAudioMs: integer('ai_first_audio_ms'),
+    /** An openai_realtime seat's instructions as rendered for this call (for the operator; never in events). */
+    aiInstructions: text('ai_instructions'),
+    /** The model's usage on this call, summed as reported; null when no built-in agent ran. */
+    aiUsage: text('ai_usage', { mode: 'json' }).$type<AiUsage>(),
+    /** Seconds the AI seat had the call (from the stream's start to its end); null when never seated. */
+    aiSeconds: real('ai_seconds'),
     /** Set once the usage count has added this ended call to the rollups. */
     usageCounted: integer('usage_counted', { mode: 'boolean' }).notNull().default(false),
   },

@@ -47,6 +47,8 @@ export const campaigns = sqliteTable(
     abandonMessage: text('abandon_message', { mode: 'json' }).$type<Voicemail>(),
     /** The AI seat: an agent takes every person who answers (null: people first). */
     aiAgent: text('ai_agent', { mode: 'json' }).$type<AiAgentSettings>(),
+    /** An openai_realtime agent's API key, sealed (secret-box.ts, context campaign:<id>:ai_agent_key); null otherwise. */
+    aiAgentKey: text('ai_agent_key'),
     created: integer('created').notNull(),
     updated: integer('updated').notNull(),
   },

@@ -22,6 +22,12 @@ export const usageDaily = sqliteTable(
     callsConnected: integer('calls_connected').notNull().default(0),
     /** Billed minutes: each call's duration rounded up to the minute. */
     minutes: integer('minutes').notNull().default(0),
+    /** AI minutes: each AI-seated call's seat time rounded up to the minute. */
+    aiMinutes: integer('ai_minutes').notNull().default(0),
+    /** AI cost in millionths of a USD, of calls whose model the organization priced. */
+    aiCostMicros: integer('ai_cost_micros').notNull().default(0),
+    /** AI-seated calls with usage whose model has no price (their cost is unknown). */
+    aiUnpricedCalls: integer('ai_unpriced_calls').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.livemode, t.day, t.dimension, t.dimensionId] })],
 )

@@ -1,4 +1,5 @@
 import type { Outcome } from '../../domain/outcomes'
+import type { AiUsage } from '../call-values'
 
 /**
  * The AI seat (docs/agents.md): a person who answers an AI-seated campaign's call is streamed
@@ -7,14 +8,40 @@ import type { Outcome } from '../../domain/outcomes'
  * incoming stream socket to the relay.
  */
 
-/** The agent a seat connects to, fixed for the call when its stream is admitted. */
-export interface SeatAgent {
+/**
+ * The agent a seat connects to, fixed for the call when its stream is admitted: a socket speaking
+ * Twilio's Media Streams (`stream`), or the service's own agent for OpenAI's Realtime API
+ * (`openai_realtime`, src/telephony/realtime/: it speaks the same protocol to the relay).
+ */
+export type SeatAgent = StreamSeatAgent | RealtimeSeatAgent
+
+export interface StreamSeatAgent {
+  kind: 'stream'
   /** wss:// (ws:// to loopback). */
   url: string
   /** Sent in `start.customParameters` with the dialer_* names and lead_name, campaign_name. */
   parameters: Record<string, string>
   /** Real-time ms from the carrier's `start` within which the agent must send `media`. */
   firstAudioMs: number
+}
+
+export interface RealtimeSeatAgent {
+  kind: 'openai_realtime'
+  /** The full Realtime endpoint (the model is added as ?model=). */
+  baseUrl: string
+  model: string
+  voice: string
+  /** Rendered for this call. */
+  instructions: string
+  /** Opened from the campaign's sealed key for this stream only; never logged or stored in the clear. */
+  apiKey: string
+  firstAudioMs: number
+}
+
+/** What a built-in agent tells the seat besides the protocol (the relay passes it to the host). */
+export interface AgentHooks {
+  /** A response's usage (response.done), to be added to the call's. */
+  usage(usage: AiUsage): void
 }
 
 /** A stream the host let in: whose call it is and what the agent is told. */
@@ -71,6 +98,8 @@ export interface SeatHost {
   failed(callId: string, failure: SeatFailure): void
   /** The carrier's socket closed (the lead hung up, or the stream ended after a decision). */
   closed(callId: string): void
+  /** A built-in agent's usage for one response: added to the call's (calls.ai_usage). */
+  usage?(callId: string, usage: AiUsage): void
 }
 
 /** One side of a relayed stream as the relay sees it (a Bun ServerWebSocket or WebSocket fits). */

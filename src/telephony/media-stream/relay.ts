@@ -1,4 +1,4 @@
-import type { SeatHost, SeatMetrics, SeatRelay, SeatSession, StreamSocket } from './contract'
+import type { AgentHooks, SeatAgent, SeatHost, SeatMetrics, SeatRelay, SeatSession, StreamSocket } from './contract'
 import { Session, type AgentSocket, type RelayTimers } from './seat-session'
 
 export type { AgentSocket, RelayTimers } from './seat-session'
@@ -13,8 +13,8 @@ export const MAX_SEATS = 1_000
 export interface SeatRelayDeps {
   host: SeatHost
   metrics?: SeatMetrics
-  /** Opens the agent's socket (default: Bun's WebSocket client). */
-  connectAgent?: (url: string) => AgentSocket
+  /** Opens the agent's socket (default: Bun's WebSocket client for `stream`, the Realtime agent for `openai_realtime`). */
+  connectAgent?: (agent: SeatAgent, hooks: AgentHooks) => AgentSocket
   /** Real-time timers (default: performance.now and setTimeout); tests pass their own. */
   timers?: RelayTimers
 }
@@ -25,7 +25,11 @@ const realTimers: RelayTimers = {
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 }
 
-const bunAgent = (url: string): AgentSocket => new WebSocket(url) as unknown as AgentSocket
+/** A `stream` agent is a socket at its URL; the built-in Realtime agent comes with the relay's deps (realtime/). */
+const bunAgent = (agent: SeatAgent): AgentSocket => {
+  if (agent.kind !== 'stream') throw new Error(`no agent of kind ${agent.kind} is wired`)
+  return new WebSocket(agent.url) as unknown as AgentSocket
+}
 
 /**
  * The relay between carriers' stream sockets and the campaigns' agents (docs/telephony.md "The

@@ -1,7 +1,7 @@
 import { readAgentFrame } from './agent-frames'
 import { AudioAccount } from './audio-account'
 import { agentStart, readCarrierFrame, type StreamStart } from './carrier-frames'
-import type { SeatControl, SeatFailure, SeatHost, SeatMetrics, SeatSession, SeatTicket, StreamSocket } from './contract'
+import type { AgentHooks, SeatAgent, SeatControl, SeatFailure, SeatHost, SeatMetrics, SeatSession, SeatTicket, StreamSocket } from './contract'
 
 /** The agent's side of a seat: Bun's WebSocket client fits (tests pass an in-memory one). */
 export interface AgentSocket {
@@ -34,7 +34,7 @@ export const MAX_HELD_FRAMES = 1_000
 export interface SessionParts {
   host: SeatHost
   metrics: SeatMetrics | undefined
-  connectAgent: (url: string) => AgentSocket
+  connectAgent: (agent: SeatAgent, hooks: AgentHooks) => AgentSocket
   timers: RelayTimers
   /** Whether the relay has room for another seat (when full a stream is refused before the host reads its token). */
   room(): boolean
@@ -145,7 +145,8 @@ export class Session implements SeatSession {
     }, ticket.agent.firstAudioMs)
     let agent: AgentSocket
     try {
-      agent = this.parts.connectAgent(ticket.agent.url)
+      const callId = ticket.callId
+      agent = this.parts.connectAgent(ticket.agent, { usage: (usage) => this.parts.host.usage?.(callId, usage) })
     } catch {
       return this.fail('unreachable')
     }

@@ -47,8 +47,13 @@ export interface CallPlan {
 
 /** What the AI seat needs of the dial, kept with the call. */
 export interface AiPlan {
+  /** Absent on rows from before the built-in agent: stream. */
+  kind?: 'stream' | 'openai_realtime'
+  /** stream: the agent's socket (empty for openai_realtime). */
   url: string
   parameters: Record<string, string>
+  /** openai_realtime: what the service's own agent asks OpenAI for (the key and the rendered instructions are read at the stream's start: CarrierPorts.realtimeAgentOf). */
+  realtime?: { model: string; voice: string; baseUrl: string }
   firstAudioMs: number
   disclosure: AiDisclosure
   leadId: string
@@ -152,7 +157,11 @@ export function planOf(request: DialRequest, from: string): CallPlan {
     record: request.record, bridge: request.onAnswer.bridge, voicemail: request.onAnswer.voicemail, consent: request.record ? (request.consent ?? null) : null,
     dialMode: request.dialMode ?? 'bridge', abandonMessage: request.abandonMessage ?? null, campaignId: request.campaignId,
     ai: request.aiAgent ? {
-      url: request.aiAgent.url, parameters: request.aiAgent.parameters, firstAudioMs: request.aiAgent.first_audio_ms, disclosure: request.aiAgent.disclosure,
+      kind: request.aiAgent.kind,
+      url: request.aiAgent.kind === 'stream' ? request.aiAgent.url : '',
+      parameters: request.aiAgent.kind === 'stream' ? request.aiAgent.parameters : {},
+      ...(request.aiAgent.kind === 'openai_realtime' ? { realtime: { model: request.aiAgent.model, voice: request.aiAgent.voice, baseUrl: request.aiAgent.base_url } } : {}),
+      firstAudioMs: request.aiAgent.first_audio_ms, disclosure: request.aiAgent.disclosure,
       leadId: request.leadId ?? '', orgName: request.orgName ?? '',
     } : null,
   }

@@ -101,7 +101,7 @@ function ticketOf(row: CarrierCallRecord, plan: CallPlan): SeatTicket {
   return {
     callId: row.callId,
     orgId: row.orgId,
-    agent: { url: ai.url, parameters: ai.parameters, firstAudioMs: ai.firstAudioMs },
+    agent: { kind: 'stream', url: ai.url, parameters: ai.parameters, firstAudioMs: ai.firstAudioMs },
     customParameters: {
       ...ai.parameters,
       dialer_call_id: row.callId,
