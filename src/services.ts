@@ -26,6 +26,7 @@ import { importService, type ImportService } from './domain/imports/import-servi
 import { DialQueues } from './domain/queue/dial-queues'
 import { orgService, type OrgService } from './domain/orgs/org-service'
 import { secretContext } from './domain/orgs/carrier-settings'
+import { agentKeyContext } from './domain/campaigns/ai-agent-check'
 import { secretBox } from './domain/secrets/secret-box'
 import { loadSecretKey, type LoadedSecretKey } from './domain/secrets/secret-key-file'
 import { IdempotencyGuard } from './http/idempotency'
@@ -136,7 +137,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   // open the carrier secrets sealed in the database, stops the start here.
   let secretKey: LoadedSecretKey
   try {
-    secretKey = loadSecretKey(config, () => stores.orgs.sealedSecrets().map((t) => ({ sealed: t.sealed, context: secretContext(t.orgId, t.kind, t.name) })))
+    secretKey = loadSecretKey(config, () => [
+      ...stores.orgs.sealedSecrets().map((t) => ({ sealed: t.sealed, context: secretContext(t.orgId, t.kind, t.name) })),
+      ...stores.campaigns.sealedAgentKeys().map((c) => ({ sealed: c.sealed, context: agentKeyContext(c.id) })),
+    ])
   } catch (error) {
     database.close()
     throw error
@@ -163,11 +167,12 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   if (!fakeClock) searchIndex.start()
   const sessions = sessionService({ console: stores.console, adminToken: operatorToken, guesses, clock, transaction })
   const keys = keyService({ keys: stores.keys, orgs: stores.orgs, campaigns: stores.campaigns, clock, caches: database.caches })
+  const secrets = secretBox(secretKey.key)
   const orgs = orgService({
-    orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets: secretBox(secretKey.key), transaction,
+    orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets, transaction,
     openCarrierCalls: (orgId) => stores.carrierCalls.openCount(orgId), carrierAllowPrivate: config.carrierAllowPrivate, carriers: carrierRules,
   })
-  const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction })
+  const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction, secrets })
   const dnc = dncService({ dnc: stores.dnc, clock, transaction })
   const registry = nationalRegistry({ store: stores.registry, clock })
   const registryLoadMs = registry.load()
@@ -192,6 +197,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     config, stores, orgs, dnc, events, leads, queues, handleTimes, clock, scheduler, metrics, autoDial: options.autoDial ?? true,
     openedCarrierOf: (orgId) => openedCarrierOf(orgs, orgId),
     streamKey: streamTokenKey(secretKey.key),
+    secrets,
   })
 
   const webhooks = webhookService({

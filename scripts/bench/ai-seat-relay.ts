@@ -116,8 +116,24 @@ const agentServer = Bun.serve<{ seat: Seat | null }>({
 })
 
 /** Opens every seat's carrier socket and sends connected + start; resolves when every agent has its start. */
+/**
+ * Streams open 25 at a time, each batch reaching the agent before the next (one address may hold
+ * only 50 sockets before their `start`; Twilio's media servers open streams as calls are answered).
+ */
 async function openSeats(seats: Seat[], url: string): Promise<void> {
-  await Promise.all(seats.map((seat) => new Promise<void>((resolve, reject) => {
+  for (let i = 0; i < seats.length; i += 25) {
+    const batch = seats.slice(i, i + 25)
+    await Promise.all(batch.map((seat) => openSeat(seat, url)))
+    const deadline = performance.now() + 10_000
+    while (batch.some((s) => !s.agent)) {
+      if (performance.now() > deadline) throw new Error(`${batch.filter((s) => !s.agent).length} seats never reached the agent`)
+      await Bun.sleep(5)
+    }
+  }
+}
+
+function openSeat(seat: Seat, url: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const ws = new WebSocket(url)
     seat.carrier = ws
     ws.onopen = () => {
@@ -134,12 +150,7 @@ async function openSeats(seats: Seat[], url: string): Promise<void> {
       if (text.startsWith('{"event":"media"')) seat.toCarrier.arrived(text)
     }
     ws.onerror = () => reject(new Error(`seat ${seat.index}: carrier socket failed`))
-  })))
-  const deadline = performance.now() + 10_000
-  while (seats.some((s) => !s.agent)) {
-    if (performance.now() > deadline) throw new Error(`${seats.filter((s) => !s.agent).length} seats never reached the agent`)
-    await Bun.sleep(5)
-  }
+  })
 }
 
 /** Both sides send a frame every 20 ms per seat, staggered over the 20 ms, for `seconds`. */

@@ -40,20 +40,46 @@ const AbandonMessageInput = t.Nullable(
 )
 
 // The AI seat (docs/agents.md): the call's audio relayed to `url` in Twilio's Media Streams
-// protocol after the disclosure; the rules (wss, loopback ws, dialer_ names, consent) are the domain's.
-const AiAgentInput = t.Nullable(
-  t.Object(
-    {
-      kind: t.Optional(t.Literal('stream')),
-      url: t.String({ minLength: 1, maxLength: 2000, description: 'wss:// (ws:// only to a loopback address)' }),
-      parameters: t.Optional(t.Record(t.String({ minLength: 1, maxLength: 100 }), t.String({ maxLength: 1000 }), { description: 'at most 20, sent in start.customParameters; no name starts with dialer_' })),
-      first_audio_ms: t.Optional(t.Integer({ minimum: 500, maximum: 5000, description: "the agent's first audio is due this long after the stream starts (default 2000)" })),
-      disclosure: t.Union([
-        t.Object({ say: t.String({ minLength: 1, maxLength: 1000 }) }, strict),
-        t.Object({ audio_url: t.String({ minLength: 1, maxLength: 2000 }) }, strict),
-      ]),
-    },
-    strict,
+// protocol after the disclosure, or the service's own agent on OpenAI's Realtime API; the rules
+// (wss, loopback ws, dialer_ names, placeholders, consent) are the domain's. One flat union with
+// null, so a field's error names the field inside the member its `kind` picks (http/errors.ts).
+const Disclosure = t.Union([
+  t.Object({ say: t.String({ minLength: 1, maxLength: 1000 }) }, strict),
+  t.Object({ audio_url: t.String({ minLength: 1, maxLength: 2000 }) }, strict),
+])
+const FirstAudioMs = t.Optional(t.Integer({ minimum: 500, maximum: 5000, description: "the agent's first audio is due this long after the stream starts (default 2000)" }))
+const StreamAgentInput = t.Object(
+  {
+    kind: t.Optional(t.Literal('stream')),
+    url: t.String({ minLength: 1, maxLength: 2000, description: 'wss:// (ws:// only to a loopback address)' }),
+    parameters: t.Optional(t.Record(t.String({ minLength: 1, maxLength: 100 }), t.String({ maxLength: 1000 }), { description: 'at most 20, sent in start.customParameters; no name starts with dialer_' })),
+    first_audio_ms: FirstAudioMs,
+    disclosure: Disclosure,
+  },
+  strict,
+)
+const RealtimeAgentInput = t.Object(
+  {
+    kind: t.Literal('openai_realtime'),
+    model: t.String({ minLength: 1, maxLength: 200, description: 'passed to OpenAI as given' }),
+    voice: t.String({ minLength: 1, maxLength: 200, description: 'passed to OpenAI as given' }),
+    instructions: t.String({ minLength: 1, maxLength: 20_000, description: 'the prompt, a template: {{lead.name}}, {{lead.phone}}, {{lead.email}}, {{lead.fields.<key>}}, {{campaign.name}}, {{org.name}}' }),
+    first_audio_ms: FirstAudioMs,
+    disclosure: Disclosure,
+    api_key: t.Optional(t.String({ minLength: 1, maxLength: 1000, writeOnly: true, description: 'write-only, sealed at rest; required on create, kept when a change leaves it out; reads show api_key_set' })),
+    base_url: t.Optional(t.String({ minLength: 1, maxLength: 2000, description: 'the Realtime endpoint (default wss://api.openai.com/v1/realtime; ws:// only to a loopback address); the model is added as ?model=' })),
+  },
+  strict,
+)
+const AiAgentInput = t.Union([StreamAgentInput, RealtimeAgentInput, t.Null()])
+
+// USD per million tokens of one model (GET /usage's AI cost); null clears the organization's prices.
+const Price = t.Number({ minimum: 0, maximum: 100_000 })
+const AiPricesInput = t.Nullable(
+  t.Record(
+    t.String({ minLength: 1, maxLength: 200 }),
+    t.Object({ input_text: Price, input_audio: Price, input_cached: Price, output_text: Price, output_audio: Price }, strict),
+    { description: 'USD per million tokens by model name' },
   ),
 )
 
@@ -67,6 +93,7 @@ const orgFields = {
   outcome_labels: t.Record(t.String({ maxLength: 100 }), t.String()),
   carrier: CarrierInput,
   recording_retention_days: t.Integer({ minimum: 1, maximum: 3650 }),
+  ai_prices: AiPricesInput,
 }
 
 export const CreateOrgBody = t.Composite([t.Object({ name: Name }), t.Partial(t.Omit(t.Object(orgFields), ['name']))], strict)
@@ -160,6 +187,7 @@ export const presentOrg = (o: OrgRow, carrier: CarrierView) => ({
   webhook_endpoint_limit: o.webhookEndpointLimit,
   outcome_labels: o.outcomeLabels,
   recording_retention_days: o.recordingRetentionDays,
+  ai_prices: o.aiPrices ?? null,
   carrier,
   created: iso(o.created),
   updated: iso(o.updated),
@@ -210,8 +238,8 @@ export const presentAdminCampaign = (c: CampaignRow) => ({
   dial_mode: c.dialMode,
   max_abandon_rate: c.maxAbandonRate,
   abandon_message: c.abandonMessage,
-  // Stored with its defaults filled (ai-agent-check.ts).
-  ai_agent: c.aiAgent,
+  // Stored with its defaults filled (ai-agent-check.ts); a built-in agent's key only as set or not.
+  ai_agent: c.aiAgent?.kind === 'openai_realtime' ? { ...c.aiAgent, api_key_set: c.aiAgentKey !== null } : c.aiAgent,
   created: iso(c.created),
   updated: iso(c.updated),
 })

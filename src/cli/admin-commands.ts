@@ -4,6 +4,7 @@
  */
 import { CARRIER_FLAGS, CARRIER_NOTES, carrierBody, withCarrierToken } from './carrier-command'
 import { USER_CREATE_FLAGS, USER_NOTES, USER_UPDATE_FLAGS, userBody, withPassword } from './user-command'
+import { AGENT_KEY_FLAGS, AGENT_KEY_NOTES, agentKeyBody, withAgentKey } from './agent-key-input'
 import { STATE_DNC_LISTS } from '../domain/dnc/state-registries'
 
 import type { FieldKind } from './field-kind'
@@ -36,6 +37,7 @@ export interface Command {
 const orgFields: Record<string, FieldKind> = {
   name: 'string', timezone: 'string', rate_usd_per_minute: 'number', plan_requests_per_minute: 'int',
   recording_enabled: 'bool', webhook_endpoint_limit: 'int', outcome_labels: 'json', recording_retention_days: 'int',
+  ai_prices: 'json',
 }
 const keyFields: Record<string, FieldKind> = {
   name: 'string', permissions: 'list', campaign_ids: 'nullable-list', max_concurrent: 'int',
@@ -46,7 +48,7 @@ const campaignFields: Record<string, FieldKind> = {
   call_now_default: 'bool', late_minutes: 'int', calling_hours: 'json', max_attempts: 'int', retry_minutes: 'int',
   duplicate_window_hours: 'int', cooldown_hours: 'int', spend_cap_usd: 'nullable-number', voicemail: 'json',
   recording_notice: 'json', automated_voice: 'bool', dial_mode: 'string', max_abandon_rate: 'number', abandon_message: 'json',
-  ai_agent: 'json',
+  ai_agent: 'json', ...AGENT_KEY_FLAGS,
 }
 const listQuery = ['limit', 'starting_after']
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
@@ -99,13 +101,13 @@ export const COMMANDS: Record<string, Command> = {
   },
   'key revoke': { method: 'POST', path: '/keys/:id/revoke', arg: 'KEY_ID', summary: 'Revoke an API key for good.', example: 'dialer admin key revoke dk_live_...' },
   'campaign create': {
-    method: 'POST', path: '/orgs/:org/campaigns', fields: campaignFields, required: ['name'], summary: 'Create a campaign in an organization.',
+    method: 'POST', path: '/orgs/:org/campaigns', fields: campaignFields, build: agentKeyBody, complete: withAgentKey, required: ['name'], summary: 'Create a campaign in an organization.',
     example: `dialer admin campaign create --org ${ORG} --name "Spring roofs" --status active --sdrs "Alex Rivera" --lines 4`,
   },
   'campaign list': { method: 'GET', path: '/orgs/:org/campaigns', query: listQuery, summary: "List an organization's campaigns.", example: `dialer admin campaign list --org ${ORG}` },
   'campaign get': { method: 'GET', path: '/campaigns/:id', arg: 'CAMPAIGN_ID', summary: 'Show one campaign with all its settings.', example: `dialer admin campaign get ${CAMPAIGN}` },
   'campaign update': {
-    method: 'PATCH', path: '/campaigns/:id', arg: 'CAMPAIGN_ID', fields: campaignFields, summary: "Change a campaign's settings (only the flags given).",
+    method: 'PATCH', path: '/campaigns/:id', arg: 'CAMPAIGN_ID', fields: campaignFields, build: agentKeyBody, complete: withAgentKey, summary: "Change a campaign's settings (only the flags given).",
     example: `dialer admin campaign update ${CAMPAIGN} --lines 6 --spend-cap-usd null`,
   },
   'campaign retire-number': {
@@ -184,12 +186,13 @@ export const FLAG_NOTES: Record<string, string> = {
   webhook_endpoint_limit: 'most webhook endpoints allowed (0 to 1000)',
   outcome_labels: 'label -> outcome, e.g. {"Hot lead":"interested"}',
   recording_retention_days: 'days call recordings are kept (1 to 3650, default 90)',
+  ai_prices: 'AI cost, USD per million tokens by model: {"gpt-realtime":{"input_text":4,"input_audio":32,"input_cached":0.4,"output_text":16,"output_audio":64}}; null = no prices (docs/agents.md)',
   voicemail: 'dropped on answering machines: {"audio_url":"https://..."} or {"say":"..."}; null = none',
   recording_notice: 'played before recording where every party must consent: {"say":"..."} or {"audio_url":"https://..."}; null = "This call may be recorded."',
   dial_mode: 'bridge (default: people rung after the answer), power (a waiting seat first) or predictive (paced lines per seat)',
   max_abandon_rate: 'the 30-day abandonment rate predictive pacing keeps at or under (above 0, at most 0.03; default 0.03)',
   abandon_message: 'played within 2 s when no seat can take a person who answers: {"say":"..."} (1-500) or {"audio_url":"https://..."}; power and predictive need one',
-  ai_agent: 'the AI seat: {"url":"wss://...","disclosure":{"say":"..."},"parameters":{...},"first_audio_ms":2000} (docs/agents.md); needs --requires-consent true; null = people first',
+  ai_agent: 'the AI seat: {"url":"wss://...","disclosure":{"say":"..."},"parameters":{...},"first_audio_ms":2000}, or the built-in agent {"kind":"openai_realtime","model":"...","voice":"...","instructions":"...","disclosure":{"say":"..."}} with its key from --ai-agent-key-file or --ai-agent-key-stdin (docs/agents.md); needs --requires-consent true; null = people first',
   mode: 'live or test (key create); listen, whisper or barge (call supervise)',
   permissions: 'e.g. leads:write,leads:read (default: every permission)',
   campaign_ids: 'campaigns the key may use; null = all',
@@ -222,6 +225,7 @@ export const FLAG_NOTES: Record<string, string> = {
   starting_after: 'the last id of the previous page',
   ...CARRIER_NOTES,
   ...USER_NOTES,
+  ...AGENT_KEY_NOTES,
   campaign_id: 'the campaign the leads join',
   dry_run: 'check every row and report, without adding any',
   map: 'column header -> lead field as JSON, e.g. {"Mobile":"phone","Roof":"fields.roof"}; "" leaves a column out',

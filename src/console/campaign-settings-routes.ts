@@ -23,7 +23,9 @@ const present = (c: CampaignRow): CampaignSettings => ({
   dial_mode: c.dialMode,
   max_abandon_rate: c.maxAbandonRate,
   abandon_message: c.abandonMessage,
-  ai_agent: c.aiAgent && c.aiAgent.kind === 'stream' ? { url: c.aiAgent.url, first_audio_ms: c.aiAgent.first_audio_ms, disclosure: c.aiAgent.disclosure, parameter_names: Object.keys(c.aiAgent.parameters) } : null,
+  ai_agent: !c.aiAgent ? null : c.aiAgent.kind === 'stream'
+    ? { kind: 'stream', url: c.aiAgent.url, first_audio_ms: c.aiAgent.first_audio_ms, disclosure: c.aiAgent.disclosure, parameter_names: Object.keys(c.aiAgent.parameters), model: null, voice: null }
+    : { kind: 'openai_realtime', url: c.aiAgent.base_url, first_audio_ms: c.aiAgent.first_audio_ms, disclosure: c.aiAgent.disclosure, parameter_names: [], model: c.aiAgent.model, voice: c.aiAgent.voice },
   updated: iso(c.updated),
 })
 

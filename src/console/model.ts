@@ -123,9 +123,15 @@ export const CampaignSettings = t.Object({
   max_abandon_rate: t.Number(),
   /** Played within 2 s to a person no seat can take (power, predictive). */
   abandon_message: Nullable(t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })])),
-  /** The AI seat, read only here (set by the operator): its parameters' names only, their values can be credentials. */
+  /**
+   * The AI seat, read only here (set by the operator): its parameters' names only, their values can be credentials;
+   * the built-in agent (openai_realtime) with its endpoint as url, its model and voice, never its key.
+   */
   ai_agent: Nullable(t.Object({
+    kind: t.Union([t.Literal('stream'), t.Literal('openai_realtime')]),
     url: t.String(),
+    model: Nullable(t.String()),
+    voice: Nullable(t.String()),
     first_audio_ms: t.Integer(),
     disclosure: t.Union([t.Object({ audio_url: t.String() }), t.Object({ say: t.String() })]),
     parameter_names: t.Array(t.String()),

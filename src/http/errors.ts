@@ -64,13 +64,24 @@ export function fromValueError(first: ValueError, prefix: string, whole = 'must 
 
 /**
  * An object sent where a union has exactly one object member (a nullable object such as
- * `ai_agent`): that member's own first error, so `param` names the field inside it.
+ * `ai_agent`), or several told apart by a `kind` literal: that member's own first error, so
+ * `param` names the field inside it.
  */
 function objectMemberError(error: ValueError): ValueError | undefined {
   if (error.type !== UNION || !error.errors || typeof error.value !== 'object' || error.value === null || Array.isArray(error.value)) return undefined
-  const members = (error.schema?.anyOf as { type?: unknown }[] | undefined) ?? []
+  const members = (error.schema?.anyOf as Member[] | undefined) ?? []
   const objects = members.flatMap((member, i) => (member.type === 'object' ? [i] : []))
-  return objects.length === 1 ? error.errors[objects[0]!]?.First() : undefined
+  const chosen = objects.length === 1 ? objects[0] : objects.find((i) => kindMatches(members[i]!, (error.value as { kind?: unknown }).kind))
+  return chosen === undefined ? undefined : error.errors[chosen]?.First()
+}
+
+type Member = { type?: unknown; properties?: Record<string, { const?: unknown }>; required?: string[] }
+
+/** The member whose `kind` literal is the value's, or whose optional `kind` the value left out. */
+function kindMatches(member: Member, kind: unknown): boolean {
+  const literal = member.properties?.kind
+  if (!literal) return false
+  return kind === undefined ? !(member.required ?? []).includes('kind') : literal.const === kind
 }
 
 /** Turns anything thrown while serving a request into an ApiError for the envelope. */

@@ -5,7 +5,9 @@ import type { HandleTimes } from '../domain/calls/call-activity'
 import { callService } from '../domain/calls/call-service'
 import { carrierDirectory } from '../domain/calls/carrier-choice'
 import { Dialer } from '../domain/calls/dialer'
+import { realtimeAgentOf } from '../domain/calls/realtime-agent'
 import { recordingFiles } from '../domain/calls/recording-files'
+import type { SecretBox } from '../domain/secrets/secret-box'
 import { supervision } from '../domain/calls/supervision'
 import type { DncService } from '../domain/dnc/dnc-service'
 import type { EventLog } from '../domain/events/event-log'
@@ -42,6 +44,8 @@ export function wireCalling(deps: {
   openedCarrierOf: (orgId: string) => OpenedSettings | null
   /** Signs the AI seat's stream tokens (derived from the secret key). */
   streamKey: Uint8Array
+  /** Opens a built-in agent's sealed API key when its stream starts. */
+  secrets: SecretBox
 }) {
   const { config, stores, orgs, dnc, events, leads, queues, handleTimes, clock, scheduler, metrics } = deps
   const recordings = recordingFiles(config.dataDir)
@@ -58,6 +62,7 @@ export function wireCalling(deps: {
     metrics: metrics.carrier,
     kindInUse: (kind) => stores.orgs.hasCarrierKind(kind),
     streamKey: deps.streamKey,
+    realtimeAgentOf: realtimeAgentOf({ stores, secrets: deps.secrets }),
     seatMetrics: metrics.seat,
     // Both are built below; carriers reach them only once a call or a seat's leg calls back.
     inbound: { open: (orgId, call) => calls.openInbound(orgId, call) },

@@ -85,6 +85,7 @@ describe('organizations', () => {
         webhook_endpoint_limit: 16,
         outcome_labels: {},
         recording_retention_days: 90,
+        ai_prices: null,
         carrier: { kind: 'simulator' },
         created: START_ISO,
         updated: START_ISO,

@@ -133,7 +133,9 @@ describe('a call of an AI-seated campaign', () => {
     expect(after.status).toBe(200)
     expect([after.body.data.ai_seated, after.body.data.ai_first_audio_ms]).toEqual([true, 612])
     // The rest is the Call object the API serves.
-    const { org_id, carrier: named, recording_consent, answered_at, connected_at, abandoned, ai_seated, ai_first_audio_ms, ...call } = after.body.data
+    const { org_id, carrier: named, recording_consent, answered_at, connected_at, abandoned, ai_seated, ai_first_audio_ms, ai_instructions, ai_usage, ai_minutes, ...call } = after.body.data
+    // A stream agent's call has no built-in agent's prompt, usage or AI minutes yet.
+    expect([ai_instructions, ai_usage, ai_minutes]).toEqual([null, null, null])
     expect(call).toEqual((await h.api('GET', `/calls/${request.callId}`, { key: w.live })).body.data)
     expect([org_id, named]).toEqual([w.orgId, 'simulator'])
   })

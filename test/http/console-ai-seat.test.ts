@@ -38,8 +38,18 @@ describe('console: the AI seat', () => {
   test('the campaign page reads the agent: URL, disclosure, first audio due, parameter names without their values', async () => {
     const r = await call('GET', `/console/api/orgs/${orgId}/campaigns/${campaignId}`, { cookie: session.cookie })
     expect(r.status).toBe(200)
-    expect(r.body.data.ai_agent).toEqual({ url: AGENT.url, first_audio_ms: 1500, disclosure: AGENT.disclosure, parameter_names: ['behaviour', 'api_key'] })
+    expect(r.body.data.ai_agent).toEqual({ kind: 'stream', url: AGENT.url, first_audio_ms: 1500, disclosure: AGENT.disclosure, parameter_names: ['behaviour', 'api_key'], model: null, voice: null })
     expect(JSON.stringify(r.body)).not.toContain('sk-secret-value')
+  })
+
+  test('the built-in agent reads as its endpoint, model and voice, never its key', async () => {
+    const realtime = { kind: 'openai_realtime', model: 'gpt-realtime', voice: 'marin', instructions: 'Hi {{lead.name}}', api_key: 'sk-realtime-secret', disclosure: AGENT.disclosure }
+    const id = (await h.admin('POST', `/orgs/${orgId}/campaigns`, { name: 'Built-in', sdrs: [{ name: 'Alex' }], requires_consent: true, ai_agent: realtime })).body.data.id
+    const r = await call('GET', `/console/api/orgs/${orgId}/campaigns/${id}`, { cookie: session.cookie })
+    expect(r.body.data.ai_agent).toEqual({
+      kind: 'openai_realtime', url: 'wss://api.openai.com/v1/realtime', first_audio_ms: 2000, disclosure: AGENT.disclosure, parameter_names: [], model: 'gpt-realtime', voice: 'marin',
+    })
+    expect(JSON.stringify(r.body)).not.toContain('sk-realtime-secret')
   })
 
   test('an owner cannot set or clear it in the console (400 naming the field); the agent stays', async () => {

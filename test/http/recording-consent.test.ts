@@ -83,7 +83,7 @@ describe('GET /api/v1/admin/calls/{id}', () => {
   test('a California lead: the Call object plus carrier and recording_consent (required_by CA, announced after the answer)', async () => {
     const r = await h.admin('GET', `/calls/${caCall.id}`)
     expect(r.status).toBe(200)
-    const { org_id, carrier, recording_consent, answered_at, connected_at, abandoned, ai_seated, ai_first_audio_ms, ...call } = r.body.data
+    const { org_id, carrier, recording_consent, answered_at, connected_at, abandoned, ai_seated, ai_first_audio_ms, ai_instructions, ai_usage, ai_minutes, ...call } = r.body.data
     // Exactly the Call object GET /calls/{id} serves, then the admin fields.
     expect(call).toEqual((await h.api('GET', `/calls/${caCall.id}`, { key: w.live })).body.data)
     expect(org_id).toBe(w.orgId)
@@ -91,7 +91,7 @@ describe('GET /api/v1/admin/calls/{id}', () => {
     // The abandonment ledger: the AI assistant is on the line at the answer.
     expect([answered_at, connected_at, abandoned]).toEqual([call.answered, call.answered, false])
     // The simulator's assistant is no AI seat (no agent's stream).
-    expect([ai_seated, ai_first_audio_ms]).toEqual([false, null])
+    expect([ai_seated, ai_first_audio_ms, ai_instructions, ai_usage, ai_minutes]).toEqual([false, null, null, null, null])
     expect(recording_consent).toMatchObject({ required_by: ['CA'], method: 'say' })
     const announced = Date.parse(recording_consent.announced_at)
     expect(announced).toBeGreaterThan(Date.parse(call.answered))

@@ -79,7 +79,7 @@ describe('GET /usage', () => {
         period: '2026-01',
         timezone: 'America/New_York',
         livemode: true,
-        totals: { requests: 0, leads_added: 0, calls: 0, calls_connected: 0, minutes: 0, cost_usd: 0 },
+        totals: { requests: 0, leads_added: 0, calls: 0, calls_connected: 0, minutes: 0, cost_usd: 0, ai_minutes: 0, ai_cost_usd: null, ai_unpriced_calls: 0 },
         group_by: null,
         groups: [],
         updated: null,

@@ -130,6 +130,7 @@ describe('buildAdminRequest: campaigns', () => {
         spend_cap_usd: null,
         calling_hours: { start: '09:00', end: '20:00' },
       },
+      complete: expect.any(Function),
     })
   })
 

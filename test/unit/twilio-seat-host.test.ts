@@ -1,4 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import type { AiUsage } from '../../src/telephony/call-values'
 import type { CallEvents } from '../../src/telephony/carrier'
 import { mintStreamToken, STREAM_TOKEN_TTL_MS } from '../../src/telephony/media-stream/stream-token'
 import type { CarrierCallPort, CarrierCallRecord } from '../../src/telephony/ports'
@@ -24,7 +25,9 @@ const plan: CallPlan = {
   ai: { url: 'wss://agent.example.com/media', parameters: { behaviour: 'end', tone: 'warm' }, firstAudioMs: 1500, disclosure: { say: 'An AI assistant.' }, leadId: 'lead-7', orgName: 'Acme' },
 }
 
-function world(options: { key?: Uint8Array | undefined; served?: boolean; plan?: CallPlan } = {}) {
+type Secrets = { apiKey: string; instructions: string } | null
+
+function world(options: { key?: Uint8Array | undefined; served?: boolean; plan?: CallPlan; realtime?: (callId: string) => Secrets } = {}) {
   const p = options.plan ?? plan
   const told: unknown[][] = []
   const events: CallEvents = {
@@ -32,6 +35,8 @@ function world(options: { key?: Uint8Array | undefined; served?: boolean; plan?:
     transcribed: (_, lines) => void told.push(['transcribed', ...lines.map((l) => `${l.speaker}:${l.name}:${l.text}`)]),
     seated: (id) => void told.push(['seated', id]),
     agentAudio: (id, ms) => void told.push(['agentAudio', id, ms]),
+    aiUsage: (id, usage) => void told.push(['aiUsage', id, usage]),
+    aiSeatTime: (id, seconds) => void told.push(['aiSeatTime', id, seconds]),
   }
   const clock = { now: () => now }
   let now = NOW
@@ -48,13 +53,13 @@ function world(options: { key?: Uint8Array | undefined; served?: boolean; plan?:
   }
   let transactions = 0
   const host = new TwilioSeatHost({
-    store, clock: clock as never, carrier: 'twilio', events: () => events,
+    store, clock: clock as never, carrier: 'twilio', events: () => events, realtimeAgentOf: options.realtime,
     transaction: (work) => (transactions++, work()), ...('key' in options ? { streamKey: options.key } : { streamKey: KEY }),
   })
   const token = (over: { callId?: string; orgId?: string; expiresAt?: number; key?: Uint8Array } = {}) =>
     mintStreamToken(over.key ?? KEY, { callId: over.callId ?? CALL, orgId: over.orgId ?? ORG, expiresAt: over.expiresAt ?? NOW + STREAM_TOKEN_TTL_MS })
   return {
-    host, told, token, rows, transactions: () => transactions,
+    host, told, token, rows, events, transactions: () => transactions,
     state: () => rows.get(CALL)!.state as CarrierState,
     setNow: (at: number) => void (now = at),
     patch: (s: Partial<CarrierState>) => void rows.set(CALL, { ...rows.get(CALL)!, state: { ...(rows.get(CALL)!.state as CarrierState), ...s } }),
@@ -166,5 +171,48 @@ describe('controls, first audio, failures', () => {
     decided.host.control(CALL, { event: 'dialer.callback', at: NOW + 60_000 })
     decided.host.failed(CALL, 'dropped')
     expect(decided.state().seat?.decision).toEqual({ kind: 'callback', at: NOW + 60_000 })
+  })
+})
+
+describe('the built-in Realtime agent', () => {
+  const realtimePlan: CallPlan = {
+    ...plan,
+    ai: { ...plan.ai!, kind: 'openai_realtime', url: '', parameters: {}, realtime: { model: 'gpt-realtime', voice: 'marin', baseUrl: 'ws://127.0.0.1:9/v1/realtime' } },
+  }
+
+  test('its ticket carries the key and the rendered prompt read from the port at the stream\'s start', () => {
+    const asked: string[] = []
+    const w = world({ plan: realtimePlan, realtime: (id) => (asked.push(id), { apiKey: 'sk-test-1', instructions: 'Hi Jordan Lee.' }) })
+    expect(asked).toEqual([])
+    const ticket = w.host.admit(start(w.token()))
+    expect(asked).toEqual([CALL])
+    expect(ticket?.agent).toEqual({ kind: 'openai_realtime', baseUrl: 'ws://127.0.0.1:9/v1/realtime', model: 'gpt-realtime', voice: 'marin', instructions: 'Hi Jordan Lee.', apiKey: 'sk-test-1', firstAudioMs: 1500 })
+    // The key is never kept with the call's carrier row.
+    expect(JSON.stringify(w.rows.get(CALL))).not.toContain('sk-test-1')
+    expect(w.state().seat).toMatchObject({ stage: 'streaming', startedAt: NOW })
+  })
+
+  test.each<[string, ((id: string) => Secrets) | undefined]>([
+    ['the key does not open', () => null],
+    ['no port is wired', undefined],
+  ])('%s: refused, and the seat is taken back (unreachable) when Twilio asks what next', (_, port) => {
+    const w = world({ plan: realtimePlan, realtime: port })
+    expect(w.host.admit(start(w.token()))).toBeNull()
+    expect(w.state().seat).toMatchObject({ stage: 'waiting', streamStarted: false, decision: { kind: 'takeback', why: 'unreachable' } })
+    expect(w.told).toEqual([])
+  })
+
+  test('usage is told per response; the seat\'s time is told once when its stream ends', () => {
+    const w = world({ plan: realtimePlan, realtime: () => ({ apiKey: 'k', instructions: 'i' }) })
+    w.host.admit(start(w.token()))
+    const usage: AiUsage = { input_tokens: 30, output_tokens: 45, input_text_tokens: 10, input_audio_tokens: 20, input_cached_tokens: 0, output_text_tokens: 5, output_audio_tokens: 40 }
+    w.host.usage(CALL, usage)
+    expect(w.told).toContainEqual(['aiUsage', CALL, usage])
+    w.host.usage('call-nope', usage)
+    expect(w.told.filter((t) => t[0] === 'aiUsage').length).toBe(1)
+    const ctx = { callId: CALL, orgId: ORG, plan: realtimePlan, publicUrl: 'https://dialer.example.com', now: NOW + 90_500, events: w.events, streamKey: KEY }
+    const afterNext = runStep(ctx, w.state(), 'seat-next', null, { CallSid: SID }).state
+    runStep({ ...ctx, now: NOW + 120_000 }, afterNext, 'status', null, { CallSid: SID, CallStatus: 'completed' })
+    expect(w.told.filter((t) => t[0] === 'aiSeatTime')).toEqual([['aiSeatTime', CALL, 90.5]])
   })
 })

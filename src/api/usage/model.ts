@@ -8,6 +8,9 @@ const Counts = {
   calls_connected: t.Integer(),
   minutes: t.Number(),
   cost_usd: t.Number(),
+  ai_minutes: t.Integer({ description: "AI seats' time, each call's rounded up to the minute" }),
+  ai_cost_usd: t.Nullable(t.Number({ description: "the built-in agent's tokens at the organization's ai_prices; null when it has none" })),
+  ai_unpriced_calls: t.Integer({ description: 'AI calls whose model has no price (their cost is not in ai_cost_usd)' }),
 }
 
 /** GET /usage's `data` (the console's Usage page shows three of them). */

@@ -241,10 +241,10 @@ export function CampaignSettingsPage(props: { orgId: string; campaignId: string 
               ? <p class="muted">None: people take every call a person answers.</p>
               : (
                 <dl class="facts">
-                  <dt>Agent</dt><dd>{campaign.ai_agent.url}</dd>
+                  <dt>Agent</dt><dd>{campaign.ai_agent.kind === 'openai_realtime' ? `OpenAI Realtime: ${campaign.ai_agent.model}, voice ${campaign.ai_agent.voice} (${campaign.ai_agent.url})` : campaign.ai_agent.url}</dd>
                   <dt>Disclosure</dt><dd>{'say' in campaign.ai_agent.disclosure ? `“${campaign.ai_agent.disclosure.say}”` : campaign.ai_agent.disclosure.audio_url}</dd>
                   <dt>First audio due</dt><dd>{`within ${campaign.ai_agent.first_audio_ms} ms`}</dd>
-                  <dt>Parameters</dt><dd>{campaign.ai_agent.parameter_names.length === 0 ? 'none' : campaign.ai_agent.parameter_names.join(', ')}</dd>
+                  {campaign.ai_agent.kind === 'stream' && <><dt>Parameters</dt><dd>{campaign.ai_agent.parameter_names.length === 0 ? 'none' : campaign.ai_agent.parameter_names.join(', ')}</dd></>}
                 </dl>
               )}
           </fieldset>

@@ -6,6 +6,9 @@ import { Alert } from './parts'
 import { useApi } from './use-api'
 
 const usd = (n: number) => n.toLocaleString('en-US', { style: 'currency', currency: 'USD' })
+/** No AI prices set: the cost is unknown, said so rather than $0; calls of unpriced models are counted beside it. */
+const aiCost = (c: { ai_cost_usd: number | null; ai_unpriced_calls: number }) =>
+  (c.ai_cost_usd === null ? 'not priced' : usd(c.ai_cost_usd)) + (c.ai_cost_usd !== null && c.ai_unpriced_calls > 0 ? ` (+${c.ai_unpriced_calls} unpriced calls)` : '')
 
 /** The last months, newest first (YYYY-MM), for the period picker. */
 function months(count: number): string[] {
@@ -68,15 +71,17 @@ export function Usage(props: { orgId: string }) {
             <dt>Calls</dt><dd>{t.calls} ({t.calls_connected} connected)</dd>
             <dt>Minutes</dt><dd>{t.minutes}</dd>
             <dt>Cost</dt><dd>{usd(t.cost_usd)}</dd>
+            <dt>AI minutes</dt><dd>{t.ai_minutes}</dd>
+            <dt>AI cost</dt><dd>{aiCost(t)}</dd>
           </dl>
           <p class="muted">Counted every 5 minutes{usage.by_day.updated ? `; last at ${usage.by_day.updated}` : ''}.</p>
           {usage.by_day.groups.length === 0 ? <p class="empty">No calls this month yet.</p> : <DayChart report={usage.by_day} />}
           <table>
             <caption>By campaign</caption>
-            <thead><tr><th scope="col">Campaign</th><th scope="col">Leads</th><th scope="col">Calls</th><th scope="col">Minutes</th><th scope="col">Cost</th><th scope="col">Spend cap</th></tr></thead>
+            <thead><tr><th scope="col">Campaign</th><th scope="col">Leads</th><th scope="col">Calls</th><th scope="col">Minutes</th><th scope="col">Cost</th><th scope="col">AI minutes</th><th scope="col">AI cost</th><th scope="col">Spend cap</th></tr></thead>
             <tbody>
               {usage.by_campaign.groups.map((g) => (
-                <tr key={g.campaign_id}><td>{g.campaign_name ?? g.campaign_id}</td><td>{g.leads_added}</td><td>{g.calls}</td><td>{g.minutes}</td><td>{usd(g.cost_usd)}</td><td>{caps.get(g.campaign_id!) == null ? 'none' : usd(caps.get(g.campaign_id!)!)}</td></tr>
+                <tr key={g.campaign_id}><td>{g.campaign_name ?? g.campaign_id}</td><td>{g.leads_added}</td><td>{g.calls}</td><td>{g.minutes}</td><td>{usd(g.cost_usd)}</td><td>{g.ai_minutes}</td><td>{aiCost(g)}</td><td>{caps.get(g.campaign_id!) == null ? 'none' : usd(caps.get(g.campaign_id!)!)}</td></tr>
               ))}
             </tbody>
           </table>

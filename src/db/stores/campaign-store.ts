@@ -60,6 +60,11 @@ export function campaignStore(db: Db, sqlite: Database, caches: CacheRegistry) {
     activeLines(): { id: string; lines: number }[] {
       return db.select({ id: campaigns.id, lines: campaigns.lines }).from(campaigns).where(eq(campaigns.status, 'active')).orderBy(campaigns.id).all()
     },
+    /** Every sealed agent key, by campaign: the start checks its secret key opens them. */
+    sealedAgentKeys(): { id: string; sealed: string }[] {
+      return db.select({ id: campaigns.id, sealed: campaigns.aiAgentKey }).from(campaigns).where(isNotNull(campaigns.aiAgentKey)).all()
+        .flatMap((r) => (r.sealed === null ? [] : [{ id: r.id, sealed: r.sealed }]))
+    },
     withSpendCap(): CampaignRow[] {
       return db.select().from(campaigns).where(isNotNull(campaigns.spendCapUsd)).all()
     },

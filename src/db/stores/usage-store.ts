@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { and, eq, gte, lte, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { calls, leads, usageDaily } from '../schema'
+import type { AiUsage } from '../../telephony/call-values'
 
 export interface RollupDelta {
   orgId: string
@@ -14,6 +15,9 @@ export interface RollupDelta {
   calls?: number
   callsConnected?: number
   minutes?: number
+  aiMinutes?: number
+  aiCostMicros?: number
+  aiUnpricedCalls?: number
 }
 
 export interface RollupSums {
@@ -25,6 +29,20 @@ export interface RollupSums {
   calls: number
   callsConnected: number
   minutes: number
+  aiMinutes: number
+  aiCostMicros: number
+  aiUnpricedCalls: number
+}
+
+/** An ended, uncounted call of an AI seat: its seat time, its usage and its campaign's model now. */
+export interface UncountedAiCall {
+  orgId: string
+  livemode: boolean
+  campaignId: string
+  quarter: number
+  aiSeconds: number | null
+  aiUsage: AiUsage | null
+  model: string | null
 }
 
 /** Ended calls not counted yet, grouped by organization, mode, campaign and quarter hour. */
@@ -52,6 +70,13 @@ export function usageStore(db: Db, sqlite: Database) {
      FROM calls INDEXED BY calls_uncounted WHERE status = 'ended' AND usage_counted = 0 AND id <= ?
      GROUP BY org_id, livemode, campaign_id, quarter`,
   )
+  // Raw, as uncountedCalls (INDEXED BY): only calls an AI seat had, one row each (their cost is per call).
+  const uncountedAi = sqlite.query<{ orgId: string; livemode: number; campaignId: string; quarter: number; aiSeconds: number | null; aiUsage: string | null; model: string | null }, [string]>(
+    `SELECT c.org_id AS orgId, c.livemode, c.campaign_id AS campaignId, c.started - c.started % 900000 AS quarter,
+       c.ai_seconds AS aiSeconds, c.ai_usage AS aiUsage, json_extract(p.ai_agent, '$.model') AS model
+     FROM calls AS c INDEXED BY calls_uncounted JOIN campaigns AS p ON p.id = c.campaign_id
+     WHERE c.status = 'ended' AND c.usage_counted = 0 AND c.id <= ? AND (c.ai_seconds IS NOT NULL OR c.ai_usage IS NOT NULL)`,
+  )
   // Raw, as uncountedCalls (INDEXED BY).
   const nthUncounted = sqlite.query<{ id: string }, [number]>(
     "SELECT id FROM calls INDEXED BY calls_uncounted WHERE status = 'ended' AND usage_counted = 0 ORDER BY id LIMIT 1 OFFSET ?",
@@ -66,11 +91,13 @@ export function usageStore(db: Db, sqlite: Database) {
         orgId: delta.orgId, livemode: delta.livemode, day: delta.day, dimension: delta.dimension, dimensionId: delta.dimensionId,
         requests: delta.requests ?? 0, leadsAdded: delta.leadsAdded ?? 0, calls: delta.calls ?? 0,
         callsConnected: delta.callsConnected ?? 0, minutes: delta.minutes ?? 0,
+        aiMinutes: delta.aiMinutes ?? 0, aiCostMicros: delta.aiCostMicros ?? 0, aiUnpricedCalls: delta.aiUnpricedCalls ?? 0,
       }).onConflictDoUpdate({
         target: [u.orgId, u.livemode, u.day, u.dimension, u.dimensionId],
         set: {
           requests: plus(u.requests), leadsAdded: plus(u.leadsAdded), calls: plus(u.calls),
           callsConnected: plus(u.callsConnected), minutes: plus(u.minutes),
+          aiMinutes: plus(u.aiMinutes), aiCostMicros: plus(u.aiCostMicros), aiUnpricedCalls: plus(u.aiUnpricedCalls),
         },
       }).run()
     },
@@ -103,6 +130,12 @@ export function usageStore(db: Db, sqlite: Database) {
     uncountedCalls(upToId: string): UncountedCalls[] {
       return uncountedCalls.all(upToId).map((r) => ({ ...r, livemode: r.livemode === 1 }))
     },
+    /** The AI-seated calls among them (same bound, same transaction). */
+    uncountedAiCalls(upToId: string): UncountedAiCall[] {
+      return uncountedAi.all(upToId).map((r) => ({
+        ...r, livemode: r.livemode === 1, aiUsage: r.aiUsage === null ? null : (JSON.parse(r.aiUsage) as AiUsage),
+      }))
+    },
     /** Marks those calls counted (in the same transaction as uncountedCalls). */
     markCallsCounted(upToId: string): void {
       // Status and flag as literals: the partial index calls_uncounted covers only those.
@@ -115,6 +148,7 @@ export function usageStore(db: Db, sqlite: Database) {
       return db.select({
         day: u.day, dimension: u.dimension, dimensionId: u.dimensionId, requests: u.requests, leadsAdded: u.leadsAdded,
         calls: u.calls, callsConnected: u.callsConnected, minutes: u.minutes,
+        aiMinutes: u.aiMinutes, aiCostMicros: u.aiCostMicros, aiUnpricedCalls: u.aiUnpricedCalls,
       }).from(u).where(and(eq(u.orgId, orgId), eq(u.livemode, livemode), gte(u.day, from), lte(u.day, to))).all()
     },
     /** Billed minutes of a campaign (live) for days in [from, to]. */

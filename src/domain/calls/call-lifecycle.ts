@@ -17,6 +17,7 @@ import { callLedger } from './call-ledger'
 import { aiSeatEvents } from './ai-seat-events'
 import type { CallSteps } from './call-steps'
 import { recordingConsentOf } from './recording-consent'
+import { renderInstructions } from '../campaigns/instructions-template'
 
 const AI: HandledBy = { id: null, name: 'AI assistant', role: 'ai' }
 /** A call the carrier rang only after the lead's calling window closed (it had queued it): canceled, never connected. */
@@ -225,6 +226,10 @@ export function callLifecycle(deps: {
           startedBy,
           carrier: choice.carrier.name,
           recordingConsent: consent?.stored ?? null,
+          // The built-in agent's prompt as this call will have it, kept for the operator.
+          aiInstructions: campaign.aiAgent?.kind === 'openai_realtime'
+            ? renderInstructions(campaign.aiAgent.instructions, { lead, campaign, org: orgRow })
+            : null,
         })
         deps.leads.beginCall(lead, owner)
         emit('call.started', row)

@@ -61,6 +61,15 @@ export const AdminCall = t.Composite([
     ai_seated: t.Boolean(),
     /** ms from the seat's stream start to the agent's first audio (null: no audio came, or no seat). */
     ai_first_audio_ms: Nullable(t.Integer()),
+    /** A built-in agent's instructions as rendered for this call (null: no built-in agent). */
+    ai_instructions: Nullable(t.String()),
+    /** The model's usage on the call as OpenAI reported it, summed over its responses (null: no built-in agent ran). */
+    ai_usage: Nullable(t.Object({
+      input_tokens: t.Integer(), output_tokens: t.Integer(), input_text_tokens: t.Integer(), input_audio_tokens: t.Integer(),
+      input_cached_tokens: t.Integer(), output_text_tokens: t.Integer(), output_audio_tokens: t.Integer(),
+    })),
+    /** The AI seat's time on the call rounded up to the minute (null: never seated). */
+    ai_minutes: Nullable(t.Integer()),
   }),
 ])
 export type AdminCall = Static<typeof AdminCall>

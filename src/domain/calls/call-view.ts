@@ -1,3 +1,4 @@
+import { aiMinutesOf } from '../usage/ai-cost'
 import type { CallLead, CallRow, CallViewRow } from '../../db/stores/call-store'
 import { iso, isoOrNull } from '../../jobs/clock'
 import type { AdminCall, Call } from './call-shape'
@@ -39,6 +40,7 @@ export function adminCallView(row: CallRow, lead: CallLead | undefined): AdminCa
     ...callView(row, lead), org_id: row.orgId, carrier: row.carrier, recording_consent: consentView(row),
     answered_at: isoOrNull(row.answeredAt), connected_at: isoOrNull(row.connectedAt), abandoned: row.abandoned,
     ai_seated: row.aiSeated, ai_first_audio_ms: row.aiFirstAudioMs,
+    ai_instructions: row.aiInstructions, ai_usage: row.aiUsage, ai_minutes: row.aiSeconds === null ? null : aiMinutesOf(row.aiSeconds),
   }
 }
 

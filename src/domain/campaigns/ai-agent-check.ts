@@ -1,15 +1,47 @@
-import type { AiAgentSettings, AiDisclosure } from '../../telephony/call-values'
+import type { AiAgentSettings, AiDisclosure, RealtimeAgentSettings, StreamAgentSettings } from '../../telephony/call-values'
 import { invalid } from '../../errors'
 import { checkMediaUrl, isLoopbackHost } from '../orgs/carrier-fields'
+import { INSTRUCTIONS_MAX, unknownPlaceholders } from './instructions-template'
+import type { SecretBox } from '../secrets/secret-box'
 
 /** What an admin create or change may send for `ai_agent` (null turns the seat off). */
-export interface AiAgentInput {
+export type AiAgentInput = StreamAgentInput | RealtimeAgentInput
+
+export interface StreamAgentInput {
   kind?: 'stream'
   url: string
   parameters?: Record<string, string>
   first_audio_ms?: number
   disclosure: AiDisclosure
 }
+
+export interface RealtimeAgentInput {
+  kind: 'openai_realtime'
+  model: string
+  voice: string
+  instructions: string
+  first_audio_ms?: number
+  disclosure: AiDisclosure
+  /** Write-only: sealed apart (campaigns.ai_agent_key); absent on a change keeps the stored one. */
+  api_key?: string
+  base_url?: string
+}
+
+/** What becomes of the campaign's sealed agent key: kept, cleared, or replaced by this one (to seal). */
+export type AgentKeyChange = { keep: true } | { keep: false; key: string | null }
+
+/** What a campaign's sealed agent key is bound to: it opens for that campaign only. */
+export const agentKeyContext = (campaignId: string) => `campaign:${campaignId}:ai_agent_key`
+
+/** campaigns.ai_agent_key's new value for a key change (undefined: unchanged). */
+export function sealAgentKey(box: Pick<SecretBox, 'seal'>, campaignId: string, change: AgentKeyChange): string | null | undefined {
+  if (change.keep) return undefined
+  return change.key === null ? null : box.seal(change.key, agentKeyContext(campaignId))
+}
+
+export const REALTIME_BASE_URL = 'wss://api.openai.com/v1/realtime'
+const NAME_MAX = 200
+const API_KEY_MAX = 1000
 
 export const AI_AGENT_DEFAULTS = { first_audio_ms: 2000 } as const
 export const FIRST_AUDIO_MS = { min: 500, max: 5000 } as const
@@ -42,14 +74,51 @@ export function checkAiAgent(
   return agent
 }
 
+/**
+ * The seat a create or change leaves (checkAiAgent) and what becomes of its sealed key: an
+ * openai_realtime agent needs a key, sent now or stored from before (a change that keeps the
+ * kind may leave it out); any other seat, or none, holds no key.
+ */
+export function checkAiAgentChange(
+  current: { aiAgent: AiAgentSettings | null; requiresConsent: boolean; hasKey: boolean },
+  input: { ai_agent?: AiAgentInput | null; requires_consent?: boolean },
+): { agent: AiAgentSettings | null; key: AgentKeyChange } {
+  const agent = checkAiAgent(current, input)
+  if (input.ai_agent === undefined) return { agent, key: { keep: true } }
+  if (agent?.kind !== 'openai_realtime') return { agent, key: current.hasKey ? { keep: false, key: null } : { keep: true } }
+  const sent = apiKeyOf((input.ai_agent as unknown as Record<string, unknown>).api_key)
+  if (sent !== undefined) return { agent, key: { keep: false, key: sent } }
+  if (current.aiAgent?.kind === 'openai_realtime' && current.hasKey) return { agent, key: { keep: true } }
+  throw invalid('ai_agent.api_key is required: the OpenAI API key the service uses for this campaign (write-only).', 'ai_agent.api_key')
+}
+
+function apiKeyOf(raw: unknown): string | undefined {
+  const param = 'ai_agent.api_key'
+  if (raw === undefined) return undefined
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > API_KEY_MAX || /\s/.test(raw)) {
+    throw invalid(`${param} must be the API key: 1-${API_KEY_MAX} characters without spaces.`, param)
+  }
+  return raw
+}
+
+const STREAM_FIELDS = ['kind', 'url', 'parameters', 'first_audio_ms', 'disclosure']
+const REALTIME_FIELDS = ['kind', 'model', 'voice', 'instructions', 'first_audio_ms', 'disclosure', 'api_key', 'base_url']
+
 function aiAgentOf(raw: unknown): AiAgentSettings | null {
   if (raw === null) return null
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('ai_agent must be an object or null.', 'ai_agent')
   const input = raw as Record<string, unknown>
-  for (const key of Object.keys(input)) {
-    if (!['kind', 'url', 'parameters', 'first_audio_ms', 'disclosure'].includes(key)) throw invalid(`ai_agent.${key} is not a field of ai_agent.`, `ai_agent.${key}`)
+  if (input.kind !== undefined && input.kind !== 'stream' && input.kind !== 'openai_realtime') {
+    throw invalid('ai_agent.kind must be "stream" or "openai_realtime".', 'ai_agent.kind')
   }
-  if (input.kind !== undefined && input.kind !== 'stream') throw invalid('ai_agent.kind must be "stream".', 'ai_agent.kind')
+  const fields = input.kind === 'openai_realtime' ? REALTIME_FIELDS : STREAM_FIELDS
+  for (const key of Object.keys(input)) {
+    if (!fields.includes(key)) throw invalid(`ai_agent.${key} is not a field of ai_agent.`, `ai_agent.${key}`)
+  }
+  return input.kind === 'openai_realtime' ? realtimeOf(input) : streamOf(input)
+}
+
+function streamOf(input: Record<string, unknown>): StreamAgentSettings {
   return {
     kind: 'stream',
     url: agentUrl(input.url),
@@ -59,9 +128,42 @@ function aiAgentOf(raw: unknown): AiAgentSettings | null {
   }
 }
 
+/** The service's own agent: the model and voice are OpenAI's to judge, only not empty; the prompt a known template. */
+function realtimeOf(input: Record<string, unknown>): RealtimeAgentSettings {
+  const baseUrl = input.base_url === undefined ? REALTIME_BASE_URL : agentUrl(input.base_url, 'ai_agent.base_url')
+  if (new URL(baseUrl).search !== '') throw invalid('ai_agent.base_url must not have a query: the model is added as ?model=.', 'ai_agent.base_url')
+  return {
+    kind: 'openai_realtime',
+    model: nameOf(input.model, 'ai_agent.model'),
+    voice: nameOf(input.voice, 'ai_agent.voice'),
+    instructions: instructionsOf(input.instructions),
+    first_audio_ms: firstAudioMs(input.first_audio_ms),
+    disclosure: disclosureOf(input.disclosure),
+    base_url: baseUrl,
+  }
+}
+
+function nameOf(raw: unknown, param: string): string {
+  if (typeof raw !== 'string' || raw.trim() === '' || raw.length > NAME_MAX) throw invalid(`${param} is required: a non-empty name of at most ${NAME_MAX} characters.`, param)
+  return raw.trim()
+}
+
+function instructionsOf(raw: unknown): string {
+  const param = 'ai_agent.instructions'
+  if (typeof raw !== 'string' || raw.trim() === '') throw invalid(`${param} is required: the prompt the model follows on every call.`, param)
+  if (raw.length > INSTRUCTIONS_MAX) throw invalid(`${param} must be at most ${INSTRUCTIONS_MAX} characters.`, param)
+  const unknown = unknownPlaceholders(raw)
+  if (unknown.length > 0) {
+    throw invalid(
+      `${param}: unknown placeholder {{${unknown[0]}}}; use {{lead.name}}, {{lead.phone}}, {{lead.email}}, {{lead.fields.<key>}}, {{campaign.name}} or {{org.name}}.`,
+      param,
+    )
+  }
+  return raw
+}
+
 /** wss://, or ws:// to a loopback address only (as a carrier's api_base_url); no credentials or fragment. */
-function agentUrl(raw: unknown): string {
-  const param = 'ai_agent.url'
+function agentUrl(raw: unknown, param = 'ai_agent.url'): string {
   if (typeof raw !== 'string' || raw.length === 0) throw invalid(`${param} is required: the agent's WebSocket URL (wss://...).`, param)
   let url: URL
   try {

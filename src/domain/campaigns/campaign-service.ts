@@ -4,12 +4,13 @@ import type { Person, Voicemail } from '../../db/schema'
 import { checkE164, checkMediaUrl } from '../orgs/carrier-fields'
 import { ApiError, invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
+import type { SecretBox } from '../secrets/secret-box'
 import { inScope, type Principal } from '../access/permissions'
 import { newId } from '../ids'
 import { classifyPhone } from '../phone/phone-number'
 import { checkHours } from './calling-hours-check'
 import { checkDialSettings, DIAL_DEFAULTS, type DialSettingsInput } from './dial-mode-check'
-import { checkAiAgent, type AiAgentInput } from './ai-agent-check'
+import { checkAiAgentChange, sealAgentKey, type AiAgentInput } from './ai-agent-check'
 
 export { minutesOfDay } from './calling-hours-check'
 
@@ -73,6 +74,7 @@ export function campaignService(deps: {
   orgs: OrgStore
   clock: Clock
   transaction: <T>(work: () => T) => T
+  secrets: Pick<SecretBox, 'seal'> // seals a built-in agent's API key (campaigns.ai_agent_key)
 }) {
   const { campaigns, orgs, clock, transaction } = deps
   const statusListeners: StatusListener[] = []
@@ -138,11 +140,12 @@ export function campaignService(deps: {
       if (!orgs.get(orgId)) throw notFound('No such organization')
       checkHours(input.calling_hours)
       const dial = checkDialSettings(DIAL_DEFAULTS, input)
-      const aiAgent = checkAiAgent({ aiAgent: null, requiresConsent: DEFAULTS.requires_consent }, input)
+      const { agent: aiAgent, key } = checkAiAgentChange({ aiAgent: null, requiresConsent: DEFAULTS.requires_consent, hasKey: false }, input)
       const hours = input.calling_hours ?? DEFAULTS.calling_hours
       const now = clock.now()
+      const id = newId()
       const row: NewCampaign = {
-        id: newId(),
+        id,
         orgId,
         name: input.name,
         status: input.status ?? DEFAULTS.status,
@@ -163,6 +166,7 @@ export function campaignService(deps: {
         recordingNotice: recordingNotice(input.recording_notice) ?? null,
         automatedVoice: input.automated_voice ?? false,
         aiAgent,
+        aiAgentKey: sealAgentKey(deps.secrets, id, key) ?? null,
         ...dial,
         created: now,
         updated: now,
@@ -176,7 +180,7 @@ export function campaignService(deps: {
       if (!current) throw notFound('No such campaign')
       checkHours(patch.calling_hours)
       const dial = checkDialSettings(current, patch)
-      const aiAgent = checkAiAgent(current, patch)
+      const { agent: aiAgent, key } = checkAiAgentChange({ ...current, hasKey: current.aiAgentKey !== null }, patch)
       const sdrs = people(patch.sdrs, current.sdrs, 'sdrs')
       const becomesActive = (patch.status ?? current.status) === 'active'
       if (becomesActive) checkActivatable({ sdrs: sdrs ?? current.sdrs })
@@ -203,6 +207,7 @@ export function campaignService(deps: {
           recordingNotice: notice,
           automatedVoice: patch.automated_voice,
           aiAgent,
+          aiAgentKey: sealAgentKey(deps.secrets, id, key),
           ...dial,
           updated: clock.now(),
         })!

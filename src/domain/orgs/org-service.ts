@@ -9,6 +9,8 @@ import type { Clock } from '../../jobs/clock'
 import { newId } from '../ids'
 import { isOutcome } from '../outcomes'
 import { isTimeZone } from '../time-zones'
+import type { AiPrices } from '../../telephony/call-values'
+import { checkAiPrices } from '../usage/ai-cost'
 
 export interface OrgInput {
   name: string
@@ -20,6 +22,8 @@ export interface OrgInput {
   outcome_labels?: Record<string, string>
   carrier?: CarrierInput
   recording_retention_days?: number
+  /** USD per million tokens by model, for AI cost (null: none). */
+  ai_prices?: AiPrices | null
 }
 
 export type OrgPatch = Partial<OrgInput>
@@ -77,6 +81,7 @@ export function orgService(deps: {
       if (label.trim() === '') throw invalid('Outcome labels must not be empty.', 'outcome_labels')
       if (!isOutcome(outcome)) throw invalid(`"${outcome}" is not an outcome word.`, `outcome_labels.${label}`)
     }
+    if (input.ai_prices !== undefined) checkAiPrices(input.ai_prices)
   }
 
   return {
@@ -96,6 +101,7 @@ export function orgService(deps: {
           webhookEndpointLimit: input.webhook_endpoint_limit ?? DEFAULTS.webhook_endpoint_limit,
           outcomeLabels: input.outcome_labels ?? {},
           recordingRetentionDays: input.recording_retention_days ?? DEFAULTS.recording_retention_days,
+          aiPrices: input.ai_prices ?? null,
           created: now,
           updated: now,
         })
@@ -119,6 +125,7 @@ export function orgService(deps: {
           webhookEndpointLimit: patch.webhook_endpoint_limit,
           outcomeLabels: patch.outcome_labels,
           recordingRetentionDays: patch.recording_retention_days,
+          aiPrices: patch.ai_prices,
           updated: clock.now(),
         })
       })

@@ -5,7 +5,7 @@ export const pad = (n: number) => String(n).padStart(2, '0')
 
 /** One addition to a rollup, at a quarter hour (the day is found when the batch is written). */
 export type Delta = Omit<RollupDelta, 'day'> & { at: number }
-type Counts = Pick<RollupDelta, 'requests' | 'leadsAdded' | 'calls' | 'callsConnected' | 'minutes'>
+type Counts = Pick<RollupDelta, 'requests' | 'leadsAdded' | 'calls' | 'callsConnected' | 'minutes' | 'aiMinutes' | 'aiCostMicros' | 'aiUnpricedCalls'>
 
 function addCounts(sum: Counts, delta: Counts): void {
   sum.requests = (sum.requests ?? 0) + (delta.requests ?? 0)
@@ -13,6 +13,9 @@ function addCounts(sum: Counts, delta: Counts): void {
   sum.calls = (sum.calls ?? 0) + (delta.calls ?? 0)
   sum.callsConnected = (sum.callsConnected ?? 0) + (delta.callsConnected ?? 0)
   sum.minutes = (sum.minutes ?? 0) + (delta.minutes ?? 0)
+  sum.aiMinutes = (sum.aiMinutes ?? 0) + (delta.aiMinutes ?? 0)
+  sum.aiCostMicros = (sum.aiCostMicros ?? 0) + (delta.aiCostMicros ?? 0)
+  sum.aiUnpricedCalls = (sum.aiUnpricedCalls ?? 0) + (delta.aiUnpricedCalls ?? 0)
 }
 
 /**

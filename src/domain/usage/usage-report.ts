@@ -13,11 +13,17 @@ export interface UsageCounts {
   calls_connected: number
   minutes: number
   cost_usd: number
+  /** AI seats' time, each call rounded up to the minute. */
+  ai_minutes: number
+  /** What the built-in agent's tokens cost at the organization's prices; null when it has none. */
+  ai_cost_usd: number | null
+  /** AI calls whose model has no price (not in ai_cost_usd). */
+  ai_unpriced_calls: number
 }
 
-export type Sums = Omit<UsageCounts, 'cost_usd'>
+export type Sums = Omit<UsageCounts, 'cost_usd' | 'ai_cost_usd'> & { ai_cost_micros: number }
 
-export const zero = (): Sums => ({ requests: 0, leads_added: 0, calls: 0, calls_connected: 0, minutes: 0 })
+export const zero = (): Sums => ({ requests: 0, leads_added: 0, calls: 0, calls_connected: 0, minutes: 0, ai_minutes: 0, ai_cost_micros: 0, ai_unpriced_calls: 0 })
 
 /** The month [first, last] day strings of `period` in the zone (`now` for "current"); throws 400 for a bad period. */
 export function monthOf(period: string, zone: string, now: number): { period: string; from: string; to: string } {
@@ -39,9 +45,15 @@ export function monthOf(period: string, zone: string, now: number): { period: st
   return { period: p, from: `${p}-01`, to: `${p}-31` }
 }
 
-export function withCost(counts: Sums, rate: number, billed: boolean): UsageCounts {
+/** `priced`: the organization has AI prices (else AI cost is unknown: null). */
+export function withCost(counts: Sums, rate: number, billed: boolean, priced = false): UsageCounts {
+  const { ai_cost_micros, ...rest } = counts
   // A test key's usage is never billed.
-  return { ...counts, cost_usd: billed ? Math.round(counts.minutes * rate * 1e6) / 1e6 : 0 }
+  return {
+    ...rest,
+    cost_usd: billed ? Math.round(counts.minutes * rate * 1e6) / 1e6 : 0,
+    ai_cost_usd: !priced ? null : billed ? ai_cost_micros / 1e6 : 0,
+  }
 }
 
 function addInto(target: Sums, row: RollupSums, part: 'requests' | 'activity'): void {
@@ -51,6 +63,9 @@ function addInto(target: Sums, row: RollupSums, part: 'requests' | 'activity'): 
     target.calls += row.calls
     target.calls_connected += row.callsConnected
     target.minutes += row.minutes
+    target.ai_minutes += row.aiMinutes
+    target.ai_cost_micros += row.aiCostMicros
+    target.ai_unpriced_calls += row.aiUnpricedCalls
   }
 }
 

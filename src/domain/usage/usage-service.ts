@@ -7,6 +7,7 @@ import type { Principal } from '../access/permissions'
 import type { RequestTally, TallyEntry } from './request-tally'
 import { RollupBatch } from './rollup-batch'
 import { monthOf, sumRows, withCost, type GroupBy } from './usage-report'
+import { aiCostMicros, aiMinutesOf } from './ai-cost'
 
 export type { GroupBy, UsageCounts } from './usage-report'
 
@@ -107,6 +108,16 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
         })
         calls += group.calls
       }
+      for (const call of usage.uncountedAiCalls(bound.upToId)) {
+        // Priced at the organization's price for the model now (E3); no price: counted unpriced.
+        const price = call.model === null ? undefined : stores.orgs.get(call.orgId)?.aiPrices?.[call.model]
+        rollup.add({
+          orgId: call.orgId, livemode: call.livemode, at: call.quarter, dimension: 'campaign', dimensionId: call.campaignId,
+          aiMinutes: aiMinutesOf(call.aiSeconds),
+          aiCostMicros: call.aiUsage && price ? aiCostMicros(call.aiUsage, price) : 0,
+          aiUnpricedCalls: call.aiUsage && !price ? 1 : 0,
+        })
+      }
       usage.markCallsCounted(bound.upToId)
       rollup.write((orgId) => stores.orgs.get(orgId)?.timezone ?? 'UTC', (delta) => usage.add(delta))
       stores.settings.set(WATERMARK_LEADS, String(Math.max(after, upTo)))
@@ -171,21 +182,23 @@ export function usageService(deps: { stores: Stores; clock: Clock; tally: Reques
       const billed = principal.livemode
       const { totals, groups } = sumRows(rows, principal, groupBy)
       const rate = org.rateUsdPerMinute
+      const priced = org.aiPrices !== null && Object.keys(org.aiPrices).length > 0
+      const withMoney = (counts: Parameters<typeof withCost>[0]) => withCost(counts, rate, billed, priced)
       const counted = stores.settings.get(COUNTED_AT)
       let keyNames: Map<string, string> | undefined
       const groupList = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, counts]) => {
-        const withMoney = withCost(counts, rate, billed)
-        if (groupBy === 'day') return { day: name, ...withMoney }
-        if (groupBy === 'campaign') return { campaign_id: name, campaign_name: stores.campaigns.get(name)?.name ?? null, ...withMoney }
+        const money = withMoney(counts)
+        if (groupBy === 'day') return { day: name, ...money }
+        if (groupBy === 'campaign') return { campaign_id: name, campaign_name: stores.campaigns.get(name)?.name ?? null, ...money }
         keyNames ??= new Map(stores.keys.namesOfOrg(org.id).map((k) => [k.id, k.name]))
-        return { key_id: name, key_name: keyNames.get(name) ?? null, ...withMoney }
+        return { key_id: name, key_name: keyNames.get(name) ?? null, ...money }
       })
       return {
         object: 'usage' as const,
         period: month.period,
         timezone: org.timezone,
         livemode: principal.livemode,
-        totals: withCost(totals, rate, billed),
+        totals: withMoney(totals),
         group_by: groupBy ?? null,
         groups: groupBy ? groupList : [],
         updated: counted ? iso(Number(counted)) : null,

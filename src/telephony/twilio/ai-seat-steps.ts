@@ -85,11 +85,13 @@ export function onSeatStep(ctx: StepContext, state: CarrierState): StepResult {
   return openSeat(ctx, state, false)
 }
 
-/** The seat's phase is over for the call (the stream ended, or the call did): Twilio's held lines are told if the agent sent none. */
+/** The seat's phase is over for the call (the stream ended, or the call did): Twilio's held lines are told if the agent sent none, and the seat's time. */
 export function closeSeat(ctx: StepContext, state: CarrierState): CarrierState {
   const seat = state.seat
   if (!seat || seat.stage === 'over') return state
   if (!seat.agentTranscript && seat.held.length > 0) ctx.events.transcribed(ctx.callId, seat.held)
+  // AI minutes: the stream's time, start to end (told once: the seat is over after this).
+  if (seat.startedAt !== undefined) ctx.events.aiSeatTime?.(ctx.callId, Math.max(0, ctx.now - seat.startedAt) / 1000)
   return { ...state, seat: { ...seat, stage: 'over', held: [], endedAt: ctx.now } }
 }
 

@@ -85,6 +85,8 @@ export interface AiSeatState {
   held: TranscriptLine[]
   /** Unix ms the seat ended (later Twilio lines stamped before it belong to the seat). */
   endedAt: number | null
+  /** Unix ms the stream was admitted (absent on rows from before AI minutes were kept): the seat's time runs from it. */
+  startedAt?: number
 }
 
 /** A power or predictive call's place (conference-steps.ts): set at the answer. */

@@ -29,6 +29,7 @@ export const twilioPlugin = carrierPlugin({
       inbound: ports.inbound,
       seatLegs: ports.seatLegs,
       streamKey: ports.streamKey,
+      realtimeAgentOf: ports.realtimeAgentOf,
       seatMetrics: ports.seatMetrics,
     })
   },

@@ -1,10 +1,11 @@
 import type { Clock } from '../../jobs/clock'
 import { logger } from '../../log'
+import type { AiUsage } from '../call-values'
 import type { CallEvents } from '../carrier'
-import type { ControlResult, SeatControl, SeatFailure, SeatHost, SeatTicket } from '../media-stream/contract'
+import type { ControlResult, SeatAgent, SeatControl, SeatFailure, SeatHost, SeatTicket } from '../media-stream/contract'
 import { readStreamToken } from '../media-stream/stream-token'
-import type { CarrierCallPort, CarrierCallRecord } from '../ports'
-import type { CallPlan, CarrierState } from './call-plan'
+import type { CarrierCallPort, CarrierCallRecord, CarrierPorts } from '../ports'
+import type { AiPlan, CallPlan, CarrierState } from './call-plan'
 import { applyControl, applyFailure } from './seat-controls'
 
 /**
@@ -22,6 +23,8 @@ export interface SeatHostDeps {
   /** The carrier's kind: a row of another carrier is never this host's. */
   carrier: string
   events: () => CallEvents
+  /** An openai_realtime seat's key and prompt, read at its stream's start (absent or null: the call is taken back). */
+  realtimeAgentOf?: CarrierPorts['realtimeAgentOf']
 }
 
 const NOTHING: ControlResult = { applied: false, endsStream: false }
@@ -46,10 +49,18 @@ export class TwilioSeatHost implements SeatHost {
       const seat = state.seat
       if (!plan.ai || !seat || seat.stage !== 'waiting' || seat.streamStarted || state.reported || state.life.stage === 'ended') return this.refused('not_waiting', row.callId)
       if (row.carrierCallId !== null && row.carrierCallId !== stream.callSid) return this.refused('other_call', row.callId)
-      const next: CarrierState = { ...state, seat: { ...seat, stage: 'streaming', streamStarted: true, streamSid: stream.streamSid.slice(0, 64) } }
+      const agent = agentOf(plan.ai, plan.ai.kind === 'openai_realtime' ? (this.deps.realtimeAgentOf?.(row.callId) ?? null) : null)
+      if (!agent) {
+        // The key does not open (the secret key changed): 'seat-next' takes the call back.
+        const failed = applyFailure(plan, state, 'unreachable')
+        if (failed) this.save(row, failed)
+        return this.refused('no_agent_key', row.callId)
+      }
+      const now = this.deps.clock.now()
+      const next: CarrierState = { ...state, seat: { ...seat, stage: 'streaming', streamStarted: true, streamSid: stream.streamSid.slice(0, 64), startedAt: now } }
       this.save(row, next)
       this.deps.events().seated?.(row.callId)
-      return ticketOf(row, plan)
+      return ticketOf(row, plan, agent)
     })
   }
 
@@ -80,6 +91,12 @@ export class TwilioSeatHost implements SeatHost {
     })
   }
 
+  usage(callId: string, usage: AiUsage): void {
+    this.deps.transaction(() => {
+      if (this.deps.store.get(callId)) this.deps.events().aiUsage?.(callId, usage)
+    })
+  }
+
   /** Twilio's socket closed: nothing changes here (the `<Connect action>` or the call's own end follows). */
   closed(callId: string): void {
     logger.debug('twilio_seat_stream_closed', { call_id: callId })
@@ -95,13 +112,21 @@ export class TwilioSeatHost implements SeatHost {
   }
 }
 
+/** The seat's agent: the campaign's socket, or the service's Realtime agent with the key and prompt opened now (null: they could not be). */
+function agentOf(ai: AiPlan, secrets: { apiKey: string; instructions: string } | null): SeatAgent | null {
+  if (ai.kind !== 'openai_realtime') return { kind: 'stream', url: ai.url, parameters: ai.parameters, firstAudioMs: ai.firstAudioMs }
+  if (!secrets || !ai.realtime) return null
+  const { model, voice, baseUrl } = ai.realtime
+  return { kind: 'openai_realtime', baseUrl, model, voice, instructions: secrets.instructions, apiKey: secrets.apiKey, firstAudioMs: ai.firstAudioMs }
+}
+
 /** Who the agent is and what it is told: the campaign's parameters, then the service's own names. */
-function ticketOf(row: CarrierCallRecord, plan: CallPlan): SeatTicket {
+function ticketOf(row: CarrierCallRecord, plan: CallPlan, agent: SeatAgent): SeatTicket {
   const ai = plan.ai!
   return {
     callId: row.callId,
     orgId: row.orgId,
-    agent: { kind: 'stream', url: ai.url, parameters: ai.parameters, firstAudioMs: ai.firstAudioMs },
+    agent,
     customParameters: {
       ...ai.parameters,
       dialer_call_id: row.callId,

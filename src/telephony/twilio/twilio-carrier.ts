@@ -2,17 +2,21 @@ import { logger } from '../../log'
 import type { CallEvents, CallReport, Carrier, DialRequest, OpenCall } from '../carrier'
 import type { SeatRelay } from '../media-stream/contract'
 import { createSeatRelay } from '../media-stream/relay'
-import type { CarrierCallRecord, CarrierPorts } from '../ports'
+import type { CarrierCallRecord } from '../ports'
 import { callbackUrl, CALLBACK_STEPS, initialCarrierState, LEAD_RING_SECONDS, LEG_STEPS, planOf, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
-import { TwilioRestClient, type RestClientOptions, type TwilioAccount } from './rest-client'
+import { TwilioRestClient, type TwilioAccount } from './rest-client'
 import { countEnd, refuseCallback, timed, verifiedParams } from './callback-audit'
 import { warnIfLoopback } from './public-url'
 import { seatInterrupted, onSeatNext } from './seat-next-steps'
 import { applyFailure } from './seat-controls'
 import { TwilioSeatHost } from './seat-host'
+import { seatAgentConnector } from './seat-agents'
+import type { CallbackInput, CallbackReply, TwilioCarrierDeps } from './carrier-types'
 import { DELETE_RETRIES_MS, deleteTwilioCopy, downloadRecording, startRecording, waitForRecording, type RecordingCopyDeps } from './recording-copy'
+
+export type { CallbackInput, CallbackReply, TwilioCarrierDeps } from './carrier-types'
 
 /**
  * Twilio Programmable Voice as a carrier (docs/telephony.md): a person-first power dialer. The
@@ -21,26 +25,6 @@ import { DELETE_RETRIES_MS, deleteTwilioCopy, downloadRecording, startRecording,
  * transaction with the call-service events it causes; REST work they call for (redirects,
  * hang-ups, the recording download) starts only once that transaction is durable.
  */
-
-/** The carrier ports (ports.ts), with the organization's Twilio account in place of the generic settings. */
-export interface TwilioCarrierDeps extends Omit<CarrierPorts, 'settingsOf' | 'simSpeed'> {
-  /** The organization's Twilio account with its token opened; null when it has none or it cannot be opened. */
-  account: (orgId: string) => TwilioAccount | null
-  /** Tests and the benchmark reach the emulator with their own fetch or timeout. */
-  rest?: RestClientOptions
-}
-
-export interface CallbackInput {
-  callId: string
-  step: string
-  leg: number | null
-  /** The URL Twilio requested: DIALER_PUBLIC_URL, the path and the query. */
-  url: string
-  body: string
-  signature: string | null
-}
-
-export type CallbackReply = { status: 200; twiml: string | null } | { status: 403 | 404; twiml: null }
 
 /** How long an ended call waits for its recording before the service is told without it. */
 export const RECORDING_WAIT_MS = 60_000
@@ -59,7 +43,7 @@ export class TwilioCarrier implements Carrier {
 
   constructor(protected readonly deps: TwilioCarrierDeps) {
     const host = new TwilioSeatHost({ ...deps, carrier: this.name, events: () => this.requireEvents() })
-    this.relay = createSeatRelay({ host, metrics: deps.seatMetrics })
+    this.relay = createSeatRelay({ host, metrics: deps.seatMetrics, connectAgent: seatAgentConnector(deps.realtime) })
   }
 
   stop(): void {
