@@ -19,23 +19,20 @@
  *   direct run's at the same percentile. Every frame is compared with the one sent, byte for
  *   byte and in order: any lost, changed or reordered frame fails the run.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { ServerWebSocket } from 'bun'
-import { signTwilioRequest } from '../../src/telephony/twilio/signature'
 import { TwilioEmulator } from '../../test/emulators/twilio/emulator'
-import { daytimeStart, setClock } from '../../test/process/daytime-clock'
-import { ADMIN_TOKEN, adminClient, basicAuth, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict, type Child } from './lib'
+import { ADMIN_TOKEN, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict, type Child } from './lib'
+import { cpuSeconds, SEAT_ACCOUNT, seatedCalls } from './seat-calls'
 
 const { values } = parseArgs({ options: { seats: { type: 'string', default: '200' }, seconds: { type: 'string', default: '10' } } })
 const SEATS = Number(values.seats)
 const SECONDS = Number(values.seconds)
 const FRAME_MS = 20
-const SID = `AC${'c4'.repeat(16)}`
-const TOKEN = '7d'.repeat(16)
-const CALLER = '+12125550100'
+const { sid: SID, token: TOKEN, caller: CALLER } = SEAT_ACCOUNT
 
 /** A 160-byte μ-law frame numbered for its seat, direction and sequence, base64 as Twilio sends it. */
 function payload(seat: number, way: number, seq: number): string {
@@ -193,66 +190,9 @@ async function closeSeats(seats: Seat[]): Promise<void> {
   await Bun.sleep(300)
 }
 
-/** User + system CPU seconds of a process (Linux /proc; 0 elsewhere). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return 0
-  }
-}
-
 const newSeat = (index: number, callId: string, callSid: string, token: string | null): Seat => ({
   index, callId, callSid, token, toAgent: new Way(index, carrierFrame), toCarrier: new Way(index, agentFrame), carrier: null, agent: null,
 })
-
-async function json(base: string, method: string, path: string, auth: string, body?: unknown): Promise<any> {
-  const r = await fetch(`${base}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`)
-  return ((await r.json()) as { data: any }).data
-}
-
-/** Real calls on an AI-seated campaign, each answered with a signed callback: the seat's stream token from its TwiML. */
-async function seatedCalls(base: string, emulator: TwilioEmulator): Promise<{ callId: string; callSid: string; token: string }[]> {
-  const admin = adminClient(base)
-  await setClock(base, ADMIN_TOKEN, daytimeStart(Date.now(), ['America/New_York']))
-  const org = await admin('/orgs', {
-    name: 'Seat bench', plan_requests_per_minute: 100_000,
-    carrier: { kind: 'twilio', account_sid: SID, auth_token: TOKEN, caller_ids: [CALLER], api_base_url: emulator.url, machine_detection: false },
-  })
-  const campaign = await admin(`/orgs/${org.id}/campaigns`, {
-    name: 'Seat bench', status: 'active', lines: SEATS, requires_consent: true, sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }],
-    ai_agent: { kind: 'stream', url: `ws://127.0.0.1:${agentServer.port}/agent`, first_audio_ms: 5000, disclosure: { say: 'This is an AI assistant calling for Seat bench.' } },
-  })
-  const key = await admin(`/orgs/${org.id}/keys`, { name: 'bench', mode: 'live', requests_per_minute: 100_000, burst: 100_000, leads_per_minute: 100_000 })
-  const auth = basicAuth(key.id, key.secret)
-  const consent = { source: 'web_form', agreed_at: '2026-01-01T00:00:00Z', text: 'I agree to be called, including by an AI voice.' }
-  for (let i = 0; i < SEATS; i += 50) {
-    const leads = Array.from({ length: Math.min(50, SEATS - i) }, (_, j) => ({ campaign_id: campaign.id, phone: `+1212555${String(2000 + i + j).padStart(4, '0')}`, consent, call_now: true }))
-    await json(base, 'POST', '/api/v1/external/leads/batch', auth, { leads })
-  }
-  const deadline = performance.now() + 30_000
-  while (emulator.calls.size < SEATS) {
-    if (performance.now() > deadline) throw new Error(`only ${emulator.calls.size} of ${SEATS} calls reached the emulator`)
-    await Bun.sleep(50)
-  }
-  const creates = emulator.received.filter((r) => r.method === 'POST' && r.path.endsWith('/Calls.json') && r.status === 201)
-  return Promise.all(creates.map(async (request) => {
-    const answerUrl = String(request.params.Url)
-    const call = [...emulator.calls.values()].find((c) => c.statusCallback === String(request.params.StatusCallback))
-    if (!call) throw new Error(`no emulated call for ${answerUrl}`)
-    const params = { AccountSid: SID, CallSid: call.sid, From: CALLER, To: String(request.params.To), CallStatus: 'in-progress', Direction: 'outbound-api', ApiVersion: '2010-04-01' }
-    const r = await fetch(answerUrl.replace(/^https?:\/\/[^/]+/, base), {
-      method: 'POST', body: new URLSearchParams(params).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signTwilioRequest(TOKEN, answerUrl, params) },
-    })
-    const twiml = await r.text()
-    const token = /<Parameter name="dialer_stream_token" value="([^"]+)"/.exec(twiml)?.[1]
-    if (!r.ok || !token) throw new Error(`answer ${answerUrl}: ${r.status} ${twiml.slice(0, 300)}`)
-    return { callId: token.split('.')[0]!, callSid: call.sid, token }
-  }))
-}
 
 const work = mkdtempSync(join(tmpdir(), 'dialer-bench-seat-'))
 const emulator = TwilioEmulator.start({ accounts: [{ sid: SID, authToken: TOKEN, callerIds: [CALLER] }], speed: 0.001 })
@@ -263,7 +203,10 @@ try {
   process.env.DIALER_FAKE_CLOCK = '1'
   service = await startService({ dataDir: join(work, 'data'), logFile: join(work, 'service.log') })
   delete process.env.DIALER_FAKE_CLOCK
-  const calls = await seatedCalls(service.base, emulator)
+  const calls = await seatedCalls({
+    base: service.base, emulator, name: 'Seat bench', count: SEATS, phoneOf: (i) => `+1212555${String(2000 + i).padStart(4, '0')}`,
+    aiAgent: { kind: 'stream', url: `ws://127.0.0.1:${agentServer.port}/agent`, first_audio_ms: 5000, disclosure: { say: 'This is an AI assistant calling for Seat bench.' } },
+  })
 
   const direct = calls.map((c, i) => newSeat(i, `direct-${i}`, c.callSid, null))
   for (const s of direct) seatsById.set(s.callId, s)

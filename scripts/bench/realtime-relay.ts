@@ -24,26 +24,23 @@
  *   direct one at the same percentile. Every byte is compared, in order, both ways: any lost,
  *   changed or reordered audio fails the run.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { sessionUpdate } from '../../src/telephony/realtime/session-config'
-import { signTwilioRequest } from '../../src/telephony/twilio/signature'
 import { RealtimeEmulator } from '../../test/emulators/openai-realtime/emulator'
 import { RealtimeSession } from '../../test/emulators/openai-realtime/realtime-session'
 import { TwilioEmulator } from '../../test/emulators/twilio/emulator'
-import { daytimeStart, setClock } from '../../test/process/daytime-clock'
-import { ADMIN_TOKEN, adminClient, basicAuth, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict, type Child } from './lib'
+import { ADMIN_TOKEN, fmt, log, percentile, printTable, sortedCopy, startService, stop, verdict, type Child } from './lib'
+import { cpuSeconds, SEAT_ACCOUNT, seatedCalls } from './seat-calls'
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '100' }, seconds: { type: 'string', default: '10' } } })
 const CALLS = Number(values.calls)
 const SECONDS = Number(values.seconds)
 const FRAME_MS = 20
 const FRAME_BYTES = 160
-const SID = `AC${'e3'.repeat(16)}`
-const TOKEN = '8c'.repeat(16)
-const CALLER = '+12125550100'
+const { sid: SID, token: TOKEN, caller: CALLER } = SEAT_ACCOUNT
 const API_KEY = 'sk-bench-realtime-0123456789'
 const MODEL = 'gpt-realtime'
 const phoneOf = (index: number) => `+1212555${String(3000 + index).padStart(4, '0')}`
@@ -247,67 +244,6 @@ function figures(calls: Call[]) {
   return { all, inbound, outbound, sent, lostIn, unheard, bad, deltas: calls.reduce((n, c) => n + c.emitted.length, 0) }
 }
 
-/** User + system CPU seconds of a process (Linux /proc; 0 elsewhere). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return 0
-  }
-}
-
-async function json(base: string, method: string, path: string, auth: string, body?: unknown): Promise<any> {
-  const r = await fetch(`${base}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`)
-  return ((await r.json()) as { data: any }).data
-}
-
-/** Real calls on the Realtime campaign, each answered with a signed callback: the seat's stream token from its TwiML. */
-async function seatedCalls(base: string, emulator: TwilioEmulator, realtimeUrl: string): Promise<Call[]> {
-  const admin = adminClient(base)
-  await setClock(base, ADMIN_TOKEN, daytimeStart(Date.now(), ['America/New_York']))
-  const org = await admin('/orgs', {
-    name: 'Realtime bench', plan_requests_per_minute: 100_000,
-    carrier: { kind: 'twilio', account_sid: SID, auth_token: TOKEN, caller_ids: [CALLER], api_base_url: emulator.url, machine_detection: false },
-  })
-  const campaign = await admin(`/orgs/${org.id}/campaigns`, {
-    name: 'Realtime bench', status: 'active', lines: CALLS, requires_consent: true, sdrs: [{ name: 'Alex Rivera', phone: '+13125550150' }],
-    ai_agent: {
-      kind: 'openai_realtime', model: MODEL, voice: 'marin', instructions: '[script:bench] Calling {{lead.phone}}.', api_key: API_KEY, base_url: realtimeUrl,
-      first_audio_ms: 5000, disclosure: { say: 'This is an AI assistant calling for Realtime bench.' },
-    },
-  })
-  const key = await admin(`/orgs/${org.id}/keys`, { name: 'bench', mode: 'live', requests_per_minute: 100_000, burst: 100_000, leads_per_minute: 100_000 })
-  const auth = basicAuth(key.id, key.secret)
-  const consent = { source: 'web_form', agreed_at: '2026-01-01T00:00:00Z', text: 'I agree to be called, including by an AI voice.' }
-  for (let i = 0; i < CALLS; i += 50) {
-    const leads = Array.from({ length: Math.min(50, CALLS - i) }, (_, j) => ({ campaign_id: campaign.id, phone: phoneOf(i + j), consent, call_now: true }))
-    await json(base, 'POST', '/api/v1/external/leads/batch', auth, { leads })
-  }
-  const deadline = performance.now() + 30_000
-  while (emulator.calls.size < CALLS) {
-    if (performance.now() > deadline) throw new Error(`only ${emulator.calls.size} of ${CALLS} calls reached the emulator`)
-    await Bun.sleep(50)
-  }
-  const creates = emulator.received.filter((r) => r.method === 'POST' && r.path.endsWith('/Calls.json') && r.status === 201)
-  return Promise.all(creates.map(async (request) => {
-    const answerUrl = String(request.params.Url)
-    const to = String(request.params.To)
-    const call = [...emulator.calls.values()].find((c) => c.statusCallback === String(request.params.StatusCallback))
-    if (!call) throw new Error(`no emulated call for ${answerUrl}`)
-    const params = { AccountSid: SID, CallSid: call.sid, From: CALLER, To: to, CallStatus: 'in-progress', Direction: 'outbound-api', ApiVersion: '2010-04-01' }
-    const r = await fetch(answerUrl.replace(/^https?:\/\/[^/]+/, base), {
-      method: 'POST', body: new URLSearchParams(params).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signTwilioRequest(TOKEN, answerUrl, params) },
-    })
-    const twiml = await r.text()
-    const token = /<Parameter name="dialer_stream_token" value="([^"]+)"/.exec(twiml)?.[1]
-    if (!r.ok || !token) throw new Error(`answer ${answerUrl}: ${r.status} ${twiml.slice(0, 300)}`)
-    return new Call(Number(to.slice(-4)) - 3000, token.split('.')[0]!, call.sid, token)
-  }))
-}
-
 const work = mkdtempSync(join(tmpdir(), 'dialer-bench-realtime-'))
 const emulator = TwilioEmulator.start({ accounts: [{ sid: SID, authToken: TOKEN, callerIds: [CALLER] }], speed: 0.001 })
 // One reply longer than the run, in 20 ms deltas at real time, as a model streams its speech.
@@ -322,7 +258,13 @@ try {
   process.env.DIALER_FAKE_CLOCK = '1'
   service = await startService({ dataDir: join(work, 'data'), logFile: join(work, 'service.log') })
   delete process.env.DIALER_FAKE_CLOCK
-  const relayed = await seatedCalls(service.base, emulator, realtime.url)
+  const relayed = (await seatedCalls({
+    base: service.base, emulator, name: 'Realtime bench', count: CALLS, phoneOf,
+    aiAgent: {
+      kind: 'openai_realtime', model: MODEL, voice: 'marin', instructions: '[script:bench] Calling {{lead.phone}}.', api_key: API_KEY, base_url: realtime.url,
+      first_audio_ms: 5000, disclosure: { say: 'This is an AI assistant calling for Realtime bench.' },
+    },
+  })).map((c) => new Call(Number(c.to.slice(-4)) - 3000, c.callId, c.callSid, c.token))
   relayed.sort((a, b) => a.index - b.index)
 
   const direct = relayed.map((c) => new Call(c.index, `direct-${c.index}`, c.callSid, null))

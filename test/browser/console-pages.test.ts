@@ -93,6 +93,8 @@ describe('console: the page table', () => {
     await page.goto(`${base}/console/keys?org=${seeded.org}`)
     await page.getByText('Your role cannot open this page').waitFor()
     expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0)
+    // The title follows the page's render in its own effect: wait for it rather than read it at once.
+    await page.waitForFunction((title) => (globalThis as any).document.title === title, 'Not for your role · Dialer console', { timeout: 5_000 })
     expect(await page.title()).toBe('Not for your role · Dialer console')
     await page.close()
     const owner = await browser!.newPage()

@@ -16,15 +16,8 @@ import { realtimeUrl, sessionUpdate } from './session-config'
  * seat's control messages, so the relay and the host treat it as any other agent.
  */
 
-/** A WebSocket-like client the agent talks to OpenAI through (Bun's WebSocket fits). */
-export interface RealtimeWire {
-  send(data: string): void
-  close(code?: number, reason?: string): void
-  onopen: ((event: unknown) => void) | null
-  onmessage: ((event: { data: unknown }) => void) | null
-  onclose: ((event: unknown) => void) | null
-  onerror: ((event: unknown) => void) | null
-}
+/** The client the agent talks to OpenAI through: a WebSocket-like socket, as the relay's agent side is (Bun's WebSocket fits). */
+export type RealtimeWire = AgentSocket
 
 export interface RealtimeAgentDeps {
   connect?(url: string, headers: Record<string, string>): RealtimeWire
