@@ -220,6 +220,22 @@ export function medianBy<T>(list: T[], by: (item: T) => number): T {
 }
 
 /** The value at fraction `p` (0..1) of an ascending list. */
+/** The machine's CPU time so far (/proc/stat, all CPUs, in ticks): the share `steal` took is what the hypervisor gave to other guests. */
+export function cpuTicks(): { steal: number; total: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+    return { steal: fields[7] ?? 0, total: fields.reduce((a, b) => a + b, 0) }
+  } catch {
+    return { steal: 0, total: 0 }
+  }
+}
+
+/** Percent of the machine's CPU the hypervisor took between two readings (0 where /proc/stat is missing). */
+export function stealPercent(before: { steal: number; total: number }, after: { steal: number; total: number }): number {
+  const total = after.total - before.total
+  return total > 0 ? (100 * (after.steal - before.steal)) / total : 0
+}
+
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!

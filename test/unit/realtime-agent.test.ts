@@ -379,4 +379,22 @@ describe('behind the relay', () => {
     expect(carrier.sent.map((f) => JSON.parse(f)).at(-1)).toMatchObject({ event: 'mark', mark: { name: END_MARK } })
     expect(host.of('failed')).toEqual([])
   })
+  test('frames pass between the relay and the built-in agent as values, each the same as the text path reads (media, mark, clear), and the lead audio arrives once', async () => {
+    const w = world()
+    const handed: any[] = []
+    ;(w.socket as any).onframe = (frame: any) => handed.push(frame)
+    await w.openAndStart()
+    w.say('item_1', 900, 'Hello there, this is Spring calling about the form you sent us today.')
+    w.say('item_2', 40)
+    w.socket.send(mark(JSON.parse(handed[1].raw).mark.name))
+    w.wire.event({ type: 'input_audio_buffer.speech_started' })
+    expect(handed.map((f) => f.kind)).toEqual(['media', 'mark', 'media', 'mark', 'media', 'mark', 'clear'])
+    for (const frame of handed) expect(frame).toEqual(readAgentFrame(frame.raw))
+    // Text still reaches onmessage for what the relay must validate (transcript lines, decisions).
+    expect(w.out.map((f) => f.event)).toEqual(['dialer.transcript'])
+    const socket = w.socket as any
+    socket.receive({ kind: 'media', raw: '', payload: Buffer.alloc(160, 0x22).toString('base64') })
+    socket.receive({ kind: 'media', raw: '', payload: '' })
+    expect(w.wire.of('input_audio_buffer.append').map((e) => e.audio)).toEqual([Buffer.alloc(160, 0x22).toString('base64')])
+  })
 })

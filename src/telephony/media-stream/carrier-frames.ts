@@ -10,6 +10,7 @@ import { STREAM_TOKEN_PARAMETER } from './stream-token'
 export type CarrierFrame =
   | { kind: 'connected'; raw: string }
   | { kind: 'start'; start: StreamStart }
+  | { kind: 'media'; raw: string; payload: string }
   | { kind: 'dtmf'; raw: string; digit: string }
   | { kind: 'mark'; raw: string; name: string }
   | { kind: 'stop'; raw: string }
@@ -40,7 +41,7 @@ export function readCarrierFrame(data: string): CarrierFrame {
   if (!isRecord(frame)) return { kind: 'drop', reason: 'carrier_not_json' }
   switch (frame.event) {
     case 'media':
-      return { kind: 'other', raw: data }
+      return { kind: 'media', raw: data, payload: isRecord(frame.media) ? text(frame.media.payload) : '' }
     case 'connected':
       return { kind: 'connected', raw: data }
     case 'start': {

@@ -1,6 +1,6 @@
-import { readAgentFrame } from './agent-frames'
+import { readAgentFrame, type AgentFrame } from './agent-frames'
 import { AudioAccount } from './audio-account'
-import { agentStart, readCarrierFrame, type StreamStart } from './carrier-frames'
+import { agentStart, readCarrierFrame, type CarrierFrame, type StreamStart } from './carrier-frames'
 import type { AgentHooks, SeatAgent, SeatControl, SeatFailure, SeatHost, SeatMetrics, SeatSession, SeatTicket, StreamSocket } from './contract'
 
 /** The agent's side of a seat: Bun's WebSocket client fits (tests pass an in-memory one). */
@@ -12,6 +12,19 @@ export interface AgentSocket {
   onclose: ((event: unknown) => void) | null
   onerror: ((event: unknown) => void) | null
 }
+
+/**
+ * An agent inside the service (the built-in Realtime agent): after its socket opens, frames pass
+ * as the values the relay reads both ways instead of text parsed twice (bench:realtime).
+ */
+export interface InProcessAgentSocket extends AgentSocket {
+  /** A carrier frame the relay has read (media, dtmf, mark, stop); frames held before the open still come by `send`. */
+  receive(frame: CarrierFrame): void
+  /** Set by the relay: the agent's frames, each what `readAgentFrame` would make of its text. */
+  onframe: ((frame: AgentFrame) => void) | null
+}
+
+const inProcess = (agent: AgentSocket): agent is InProcessAgentSocket => 'receive' in agent && 'onframe' in agent
 
 /** Real-time clock and timers (never the service's scheduler: a fake service clock must not stretch a seat's deadlines). */
 export interface RelayTimers {
@@ -53,6 +66,7 @@ export class Session implements SeatSession {
   private streamSid = ''
   private connectedFrame: string | null = null
   private agent: AgentSocket | null = null
+  private inProcessAgent: InProcessAgentSocket | null = null
   private agentOpen = false
   private held: string[] = []
   private startedAt = 0
@@ -94,15 +108,15 @@ export class Session implements SeatSession {
       case 'dtmf':
         // The lead's 9 opts out (47 CFR 64.1200(b)(3)) and is not passed on.
         if (frame.digit === '9') return this.optOutByDigit()
-        return this.toAgent(frame.raw)
+        return this.toAgent(frame)
       case 'mark':
         if (frame.name === END_MARK && this.stage === 'ending') return this.closeCarrier()
-        return this.toAgent(frame.raw)
+        return this.toAgent(frame)
       case 'stop':
         this.stopped = true
-        return this.toAgent(frame.raw)
+        return this.toAgent(frame)
       default:
-        return this.toAgent(frame.raw)
+        return this.toAgent(frame)
     }
   }
 
@@ -157,7 +171,13 @@ export class Session implements SeatSession {
       for (const frame of this.held) agent.send(frame)
       this.held = []
     }
-    agent.onmessage = (event) => this.fromAgent(event.data)
+    agent.onmessage = (event) => {
+      if (this.stage === 'seated') this.fromAgent(readAgentFrame(event.data))
+    }
+    if (inProcess(agent)) {
+      this.inProcessAgent = agent
+      agent.onframe = (frame) => this.fromAgent(frame)
+    }
     agent.onerror = () => {
       if (!this.agentOpen) this.fail('unreachable')
     }
@@ -167,10 +187,13 @@ export class Session implements SeatSession {
     }
   }
 
-  private toAgent(raw: string): void {
-    if (this.agentOpen) return void this.agent!.send(raw)
+  private toAgent(frame: CarrierFrame & { raw: string }): void {
+    if (this.agentOpen) {
+      if (this.inProcessAgent) return this.inProcessAgent.receive(frame)
+      return void this.agent!.send(frame.raw)
+    }
     if (this.held.length >= MAX_HELD_FRAMES) return this.parts.metrics?.dropped('agent_not_open')
-    this.held.push(raw)
+    this.held.push(frame.raw)
   }
 
   private toCarrier(raw: string): void {
@@ -179,10 +202,9 @@ export class Session implements SeatSession {
     } catch {}
   }
 
-  private fromAgent(data: unknown): void {
+  private fromAgent(frame: AgentFrame): void {
     // After a decision what the agent sends is not played (its goodbye came before the decision).
     if (this.stage !== 'seated') return
-    const frame = readAgentFrame(data)
     switch (frame.kind) {
       case 'media': {
         const now = this.parts.timers.now()
@@ -255,6 +277,7 @@ export class Session implements SeatSession {
     if (this.agent) {
       const agent = this.agent
       agent.onopen = agent.onmessage = agent.onerror = agent.onclose = null
+      if (this.inProcessAgent) this.inProcessAgent.onframe = null
       try {
         agent.close(1000)
       } catch {}

@@ -1,4 +1,4 @@
-import { MULAW_BYTES_PER_MS } from '../media-stream/agent-frames'
+import { MULAW_BYTES_PER_MS, type AgentFrame } from '../media-stream/agent-frames'
 import { MAX_CONTROL_TEXT } from '../media-stream/control-messages'
 import type { RelayTimers } from '../media-stream/seat-session'
 
@@ -19,13 +19,15 @@ export const PACE_AHEAD_MS = 8_000
 export const CHUNK_BYTES = 4_000
 
 export interface PlaybackOut {
-  /** A Media Streams frame for the carrier (media, mark, clear). */
-  carrier(frame: string): void
+  /** A Media Streams frame for the carrier (media, mark, clear), with what the relay reads in it. */
+  carrier(frame: CarrierBound): void
   /** The AI's line for the transcript. */
   transcript(text: string): void
   /** Tell the model the item was heard only up to `audioEndMs`. */
   truncate(itemId: string, audioEndMs: number): void
 }
+
+export type CarrierBound = Extract<AgentFrame, { kind: 'media' | 'mark' | 'clear' }>
 
 interface Item {
   id: string
@@ -124,7 +126,7 @@ export class Playback {
   bargeIn(): boolean {
     const playing = [...this.items.values()].filter((item) => item.producedMs > item.heardMs)
     if (playing.length === 0) return false
-    this.out.carrier(JSON.stringify({ event: 'clear', streamSid: this.streamSid }))
+    this.out.carrier({ kind: 'clear', raw: JSON.stringify({ event: 'clear', streamSid: this.streamSid }) })
     this.queue = []
     this.marks.clear()
     this.playsUntil = this.timers.now()
@@ -206,7 +208,7 @@ export class Playback {
     this.playsUntil = Math.max(now, this.playsUntil) + chunk.ms
     const name = `rt-${++this.markSeq}`
     this.marks.set(name, { itemId: chunk.itemId, endMs: chunk.endMs })
-    this.out.carrier(JSON.stringify({ event: 'media', streamSid: this.streamSid, media: { payload: chunk.payload } }))
-    this.out.carrier(JSON.stringify({ event: 'mark', streamSid: this.streamSid, mark: { name } }))
+    this.out.carrier({ kind: 'media', raw: JSON.stringify({ event: 'media', streamSid: this.streamSid, media: { payload: chunk.payload } }), audioMs: chunk.ms })
+    this.out.carrier({ kind: 'mark', raw: JSON.stringify({ event: 'mark', streamSid: this.streamSid, mark: { name } }) })
   }
 }

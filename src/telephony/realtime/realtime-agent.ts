@@ -1,7 +1,9 @@
 import { logger } from '../../log'
 import type { AgentHooks, RealtimeSeatAgent } from '../media-stream/contract'
 import { MAX_CONTROL_TEXT } from '../media-stream/control-messages'
-import type { AgentSocket, RelayTimers } from '../media-stream/seat-session'
+import type { AgentFrame } from '../media-stream/agent-frames'
+import type { CarrierFrame } from '../media-stream/carrier-frames'
+import type { AgentSocket, InProcessAgentSocket, RelayTimers } from '../media-stream/seat-session'
 import { readFunctionCall } from './function-calls'
 import { failureOf, isRecord, readUsage, redact, text } from './model-events'
 import { Playback } from './playback'
@@ -41,11 +43,12 @@ const realTimers: RelayTimers = {
 const bunConnect = (url: string, headers: Record<string, string>): RealtimeWire =>
   new (WebSocket as unknown as new (url: string, options: { headers: Record<string, string> }) => RealtimeWire)(url, { headers })
 
-export function openRealtimeAgent(agent: RealtimeSeatAgent, hooks: AgentHooks, deps: RealtimeAgentDeps = {}): AgentSocket {
+export function openRealtimeAgent(agent: RealtimeSeatAgent, hooks: AgentHooks, deps: RealtimeAgentDeps = {}): InProcessAgentSocket {
   return new RealtimeAgent(agent, hooks, deps)
 }
 
-class RealtimeAgent implements AgentSocket {
+class RealtimeAgent implements InProcessAgentSocket {
+  onframe: ((frame: AgentFrame) => void) | null = null
   onopen: ((event: unknown) => void) | null = null
   onmessage: ((event: { data: unknown }) => void) | null = null
   onclose: ((event: unknown) => void) | null = null
@@ -70,7 +73,7 @@ class RealtimeAgent implements AgentSocket {
     this.timers = deps.timers ?? realTimers
     this.log = deps.log ?? ((message) => logger.warn('realtime_agent', { detail: message }))
     this.playback = new Playback({
-      carrier: (frame) => this.emit(frame),
+      carrier: (frame) => this.emitFrame(frame),
       transcript: (line) => this.emit(JSON.stringify({ event: 'dialer.transcript', speaker: 'ai', text: line })),
       truncate: (itemId, audioEndMs) => this.toModel({ type: 'conversation.item.truncate', item_id: itemId, content_index: 0, audio_end_ms: audioEndMs }),
     }, this.timers)
@@ -81,7 +84,21 @@ class RealtimeAgent implements AgentSocket {
     this.wire.onclose = (event) => this.drop(`the Realtime socket closed${closeCode(event)}`)
   }
 
-  /** A Media Streams frame from the relay (Twilio's connected, start, media, dtmf, mark, stop). */
+  /** A carrier frame the relay has read: the steady-state path (no second parse; `start` comes held, by `send`). */
+  receive(frame: CarrierFrame): void {
+    if (this.closed) return
+    switch (frame.kind) {
+      case 'media':
+        if (frame.payload !== '') this.toModel({ type: 'input_audio_buffer.append', audio: frame.payload })
+        return
+      case 'mark':
+        return this.playback.mark(frame.name)
+      case 'stop':
+        return this.playback.stopped()
+    }
+  }
+
+  /** A Media Streams frame as text from the relay (Twilio's connected, start, media, dtmf, mark, stop). */
   send(data: string): void {
     if (this.closed) return
     let frame: unknown
@@ -243,6 +260,13 @@ class RealtimeAgent implements AgentSocket {
 
   private emit(frame: string): void {
     if (!this.closed) this.onmessage?.({ data: frame })
+  }
+
+  /** Audio frames the agent built itself: handed over as read when the relay takes values, else as text. */
+  private emitFrame(frame: AgentFrame & { raw: string }): void {
+    if (this.closed) return
+    if (this.onframe) this.onframe(frame)
+    else this.onmessage?.({ data: frame.raw })
   }
 
   private say(message: string): void {
