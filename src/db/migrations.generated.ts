@@ -341,5 +341,25 @@ export const migrations: (MigrationMeta & { tag: string })[] = [
       "\nALTER TABLE `usage_daily` ADD `ai_cost_micros` integer DEFAULT 0 NOT NULL;",
       "\nALTER TABLE `usage_daily` ADD `ai_unpriced_calls` integer DEFAULT 0 NOT NULL;"
     ]
+  },
+  {
+    "tag": "0024_carrier_pools_and_caller_id_health",
+    "folderMillis": 1795830153413,
+    "hash": "8acaf79ee402a53764b1d1c27ce24a3bf7e5faf30e6d053250839269458e0d9a",
+    "bps": true,
+    "sql": [
+      "CREATE TABLE `caller_id_health` (\n\t`org_id` text NOT NULL,\n\t`caller_id` text NOT NULL,\n\t`rested_until` integer,\n\t`rested_at` integer,\n\t`evidence` text,\n\t`updated` integer NOT NULL,\n\tPRIMARY KEY(`org_id`, `caller_id`),\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nPRAGMA foreign_keys=OFF;",
+      "\nCREATE TABLE `__new_org_carriers` (\n\t`org_id` text NOT NULL,\n\t`kind` text NOT NULL,\n\t`weight` integer,\n\t`position` integer DEFAULT 0 NOT NULL,\n\t`settings` text NOT NULL,\n\t`secrets_sealed` text NOT NULL,\n\t`created` integer NOT NULL,\n\t`updated` integer NOT NULL,\n\tPRIMARY KEY(`org_id`, `kind`),\n\tFOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nINSERT INTO `__new_org_carriers`(\"org_id\", \"kind\", \"weight\", \"position\", \"settings\", \"secrets_sealed\", \"created\", \"updated\") SELECT \"org_id\", \"kind\", NULL, 0, \"settings\", \"secrets_sealed\", \"created\", \"updated\" FROM `org_carriers`;",
+      "\nDROP TABLE `org_carriers`;",
+      "\nALTER TABLE `__new_org_carriers` RENAME TO `org_carriers`;",
+      "\nPRAGMA foreign_keys=ON;",
+      "\nALTER TABLE `orgs` ADD `caller_id_rest_days` integer DEFAULT 7 NOT NULL;",
+      "\nALTER TABLE `calls` ADD `caller_id` text;",
+      "\nALTER TABLE `calls` ADD `rang_at` integer;",
+      "\nALTER TABLE `calls` ADD `attestation` text;",
+      "\nCREATE INDEX `calls_caller_id` ON `calls` (`org_id`,`caller_id`,`started`) WHERE caller_id IS NOT NULL;"
+    ]
   }
 ]

@@ -119,6 +119,8 @@ export interface CallEvents {
   aiUsage?(callId: string, usage: AiUsage): void
   /** The AI seat's stream ended after `seconds` (calls.ai_seconds: AI minutes). Told once. */
   aiSeatTime?(callId: string, seconds: number): void
+  /** The carrier reported the call's STIR/SHAKEN attestation (calls.attestation, for caller-ID health). Told once; later ones change nothing. */
+  attested?(callId: string, level: 'A' | 'B' | 'C'): void
   /** The recording notice finished playing at `at` (unix ms): recording may start from then. */
   announced?(callId: string, at: number): void
   /**

@@ -20,6 +20,8 @@ export const orgs = sqliteTable('orgs', {
   outcomeLabels: text('outcome_labels', { mode: 'json' }).$type<Record<string, string>>().notNull(),
   /** USD per million tokens by model, for AI cost (null: no prices, no cost shown). */
   aiPrices: text('ai_prices', { mode: 'json' }).$type<AiPrices>(),
+  /** Days a caller ID far below its campaign's baseline is rested (0: never rested, only shown). */
+  callerIdRestDays: integer('caller_id_rest_days').notNull().default(7),
   created: integer('created').notNull(),
   updated: integer('updated').notNull(),
 })

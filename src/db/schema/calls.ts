@@ -82,6 +82,12 @@ export const calls = sqliteTable(
     aiUsage: text('ai_usage', { mode: 'json' }).$type<AiUsage>(),
     /** Seconds the AI seat had the call (from the stream's start to its end); null when never seated. */
     aiSeconds: real('ai_seconds'),
+    /** The number the lead saw (the organization's caller ID chosen at the dial); null for the simulator and inbound calls. */
+    callerId: text('caller_id'),
+    /** When the carrier said the lead's phone rang (unix ms); null until it did (declines within 3 s are read from it). */
+    rangAt: integer('rang_at'),
+    /** The STIR/SHAKEN attestation the carrier reported for the call (A, B or C); null when it reported none. */
+    attestation: text('attestation'),
     /** Set once the usage count has added this ended call to the rollups. */
     usageCounted: integer('usage_counted', { mode: 'boolean' }).notNull().default(false),
   },
@@ -97,6 +103,8 @@ export const calls = sqliteTable(
     // The usage count reads ended calls it has not counted yet (a small index: counted calls leave it).
     // The abandonment report reads a campaign's person-answered calls by answer time.
     index('calls_ledger').on(t.campaignId, t.answeredAt).where(sql`answered_at IS NOT NULL`),
+    // Caller-ID health reads an organization's calls by the number they showed, newest first.
+    index('calls_caller_id').on(t.orgId, t.callerId, t.started).where(sql`caller_id IS NOT NULL`),
     index('calls_uncounted').on(t.id).where(sql`status = 'ended' AND usage_counted = 0`),
   ],
 )

@@ -62,9 +62,10 @@ export function orgStore(db: Db, caches: CacheRegistry) {
       return row
     },
     putCarrier(row: OrgCarrierRow): OrgCarrierRow {
-      const { orgId: _, created: __, ...changes } = row
       carriers.delete(row.orgId)
-      return db.insert(orgCarriers).values(row).onConflictDoUpdate({ target: orgCarriers.orgId, set: changes }).returning().get()
+      // One carrier replaces whatever the organization had (rows are keyed by organization and kind since 0024).
+      db.delete(orgCarriers).where(eq(orgCarriers.orgId, row.orgId)).run()
+      return db.insert(orgCarriers).values(row).returning().get()
     },
     dropCarrier(orgId: string): void {
       carriers.delete(orgId)

@@ -43,6 +43,11 @@ export function callLifecycle(deps: {
   outcomes: Pick<CallOutcomes, 'arm'>
   /** Which states of a lead require all-party consent to record (default: the shared engine). */
   rules?: Pick<CallingRulesEngine, 'reachOf' | 'recordingConsent'>
+  /**
+   * The organization's caller IDs a dial may show now (caller-ID health rests some: src/domain/caller-ids/);
+   * absent: all of them.
+   */
+  usableCallerIds?: (orgId: string, callerIds: readonly string[]) => readonly string[]
 }) {
   const { stores, clock, steps, outcomes } = deps
   const { emit, update, settle, org } = steps
@@ -56,6 +61,12 @@ export function callLifecycle(deps: {
 
   /** The events the carrier sends back, each applied in one transaction. */
   const carrierEvents: CallEvents = {
+    attested(callId: string, level: 'A' | 'B' | 'C') {
+      const row = calls.get(callId)
+      if (!row || row.attestation !== null) return
+      stores.transaction(() => update(row, { attestation: level }))
+    },
+
     answered(callId: string, by: AnsweredBy) {
       const row = calls.get(callId)
       if (!row || row.status !== 'ringing') return
@@ -171,7 +182,11 @@ export function callLifecycle(deps: {
       const now = clock.now()
       const label = outcomeLabel(org(row.orgId).outcomeLabels, 'no_answer')
       const open = stores.transaction(() => {
-        if (deps.leads.callRinging(row.leadId, now, { outcome: 'no_answer', label })) return true
+        if (deps.leads.callRinging(row.leadId, now, { outcome: 'no_answer', label })) {
+          // Caller-ID health reads declines from it (ended within 3 s of ringing, unanswered).
+          if (row.rangAt === null) update(row, { rangAt: now })
+          return true
+        }
         const ended = update(row, { status: 'ended', ended: now, durationSeconds: 0, outcome: 'no_answer', outcomeLabel: label, note: LATE_RING_NOTE, outcomeDueAt: null })
         steps.count('no_answer')
         steps.complete(ended)
@@ -206,6 +221,7 @@ export function callLifecycle(deps: {
       const startedBy: StartedBy = lead.callRequestedBy ? { type: 'api', api_key_id: lead.callRequestedBy } : { type: 'dialer', api_key_id: null }
       const orgRow = org(lead.orgId)
       const choice = deps.carriers.forDial(lead.orgId, lead.livemode)
+      const callerId = chooseCallerId(deps.usableCallerIds?.(lead.orgId, choice.callerIds) ?? choice.callerIds, lead.phone)
       const consent = recordingConsentOf(deps.rules ?? callingRules, {
         phone: lead.phone, address: lead.address, orgTimezone: orgRow.timezone, recordingEnabled: orgRow.recordingEnabled, notice: campaign.recordingNotice,
       })
@@ -225,6 +241,7 @@ export function callLifecycle(deps: {
           owner,
           startedBy,
           carrier: choice.carrier.name,
+          callerId,
           recordingConsent: consent?.stored ?? null,
           // The built-in agent's prompt as this call will have it, kept for the operator.
           aiInstructions: campaign.aiAgent?.kind === 'openai_realtime'
@@ -249,7 +266,7 @@ export function callLifecycle(deps: {
         abandonMessage: campaign.abandonMessage ?? null,
         agentName: owner.name,
         leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
-        callerId: chooseCallerId(choice.callerIds, lead.phone),
+        callerId,
         machineDetection: choice.machineDetection,
         onAnswer: { bridge: bridgeOf(campaign), voicemail: campaign.voicemail ?? null },
         aiAgent: campaign.aiAgent ?? null,

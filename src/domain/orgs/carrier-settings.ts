@@ -164,5 +164,5 @@ export function carrierRow(
   if (checked.kind === rules.defaultKind) return null
   const secretsSealed = { ...(stored?.kind === checked.kind ? stored.secretsSealed : {}) }
   for (const [name, value] of Object.entries(checked.secrets)) secretsSealed[name] = box.seal(value, secretContext(orgId, checked.kind, name))
-  return { orgId, kind: checked.kind, settings: checked.settings, secretsSealed, created: stored?.created ?? now, updated: now }
+  return { orgId, kind: checked.kind, weight: null, position: 0, settings: checked.settings, secretsSealed, created: stored?.created ?? now, updated: now }
 }

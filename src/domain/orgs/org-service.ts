@@ -149,6 +149,15 @@ export function orgService(deps: {
       return carrierView(carriers, orgs.carrier(orgId))
     },
 
+    /**
+     * Every carrier the organization set, as reads show them, in its order: [] for the default
+     * (the simulator), one with weight null for a single `carrier`, the pool's entries with their weights.
+     */
+    carrierPool(orgId: string): (CarrierView & { weight: number | null })[] {
+      const row = orgs.carrier(orgId)
+      return row ? [{ ...carrierView(carriers, row), weight: row.weight }] : []
+    },
+
     /** The carrier a live call of the organization uses, secrets opened (throws SecretBoxError if the key changed). */
     carrier(orgId: string): OpenedCarrier {
       return openCarrier(carriers, orgs.carrier(orgId), secrets)
