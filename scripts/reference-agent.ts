@@ -257,8 +257,20 @@ function argument(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined
 }
 
-if (import.meta.main) {
+const USAGE = `usage: bun run scripts/reference-agent.ts [--port 8765] [--hostname 127.0.0.1]
+
+A voice agent speaking Twilio's Media Streams protocol for local runs (docs/agents.md). A campaign's
+ai_agent.parameters choose what it does on each call: behaviour (${BEHAVIOURS.join(', ')}), after_ms,
+greeting_ms, transcript, excerpt, summary, confidence, callback_at, callback_in_minutes, outcome, note.`
+
+if (import.meta.main && (process.argv.includes('--help') || process.argv.includes('-h'))) {
+  console.log(USAGE)
+} else if (import.meta.main) {
   const port = Number(argument('port') ?? 8765)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--port must be a port number (0-65535).\n\n${USAGE}`)
+    process.exit(2)
+  }
   const agent = await startReferenceAgent({ port, hostname: argument('hostname') ?? '127.0.0.1', log: (line) => console.log(line) })
   console.log(`reference agent listening on ${agent.url} (behaviours: ${BEHAVIOURS.join(', ')})`)
   const quit = () => void agent.stop().then(() => process.exit(0))

@@ -1,7 +1,8 @@
 import type { AiAgentSettings, AiDisclosure, RealtimeAgentSettings, StreamAgentSettings } from '../../telephony/call-values'
 import { invalid } from '../../errors'
-import { checkMediaUrl, isLoopbackHost } from '../orgs/carrier-fields'
+import { isLoopbackHost } from '../orgs/carrier-fields'
 import { INSTRUCTIONS_MAX, unknownPlaceholders } from './instructions-template'
+import { spokenMessageOf } from './spoken-message'
 import type { SecretBox } from '../secrets/secret-box'
 
 /** What an admin create or change may send for `ai_agent` (null turns the seat off). */
@@ -204,20 +205,9 @@ function firstAudioMs(raw: unknown): number {
   return raw
 }
 
-/** Exactly one of a said text (not blank) or an https audio URL, as a voicemail. */
+/** Exactly one of a said text (not blank) or an https audio URL, as a voicemail; required. */
 function disclosureOf(raw: unknown): AiDisclosure {
   const param = 'ai_agent.disclosure'
   if (raw === undefined || raw === null) throw invalid(`${param} is required: what the lead hears before the agent ({"say": "..."} or {"audio_url": "https://..."}).`, param)
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(`${param} must be {"say": "..."} or {"audio_url": "https://..."}.`, param)
-  const keys = Object.keys(raw)
-  const message = raw as Record<string, unknown>
-  if (keys.length !== 1 || (keys[0] !== 'say' && keys[0] !== 'audio_url')) throw invalid(`${param} must hold exactly one of say or audio_url.`, param)
-  if (keys[0] === 'audio_url') {
-    if (typeof message.audio_url !== 'string') throw invalid(`${param}.audio_url must be a URL.`, `${param}.audio_url`)
-    return { audio_url: checkMediaUrl(message.audio_url, `${param}.audio_url`) }
-  }
-  const say = message.say
-  if (typeof say !== 'string' || say.trim() === '') throw invalid(`${param}.say must not be blank.`, `${param}.say`)
-  if (say.length > SAY_MAX) throw invalid(`${param}.say must be at most ${SAY_MAX} characters.`, `${param}.say`)
-  return { say: say.trim() }
+  return spokenMessageOf(raw, param, SAY_MAX)
 }

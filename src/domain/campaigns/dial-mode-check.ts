@@ -1,6 +1,6 @@
 import type { Voicemail } from '../../db/schema'
 import { invalid } from '../../errors'
-import { checkMediaUrl } from '../orgs/carrier-fields'
+import { spokenMessageOf } from './spoken-message'
 import { ABANDON_RATE_BOUND } from '../calls/ledger'
 import type { DialMode } from '../calls/pacing'
 
@@ -41,21 +41,7 @@ export function checkDialSettings(current: DialSettings, input: DialSettingsInpu
   return { dialMode, maxAbandonRate, abandonMessage }
 }
 
-/** Exactly one of a said text (1-500 characters, not blank) or an https audio URL. */
+/** Exactly one of a said text (1-500 characters, not blank) or an https audio URL; null turns it off. */
 function abandonMessageOf(raw: unknown): Voicemail | null {
-  if (raw === null) return null
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('abandon_message must be {"say": "..."} or {"audio_url": "https://..."}.', 'abandon_message')
-  const keys = Object.keys(raw)
-  const message = raw as Record<string, unknown>
-  if (keys.length !== 1 || (keys[0] !== 'say' && keys[0] !== 'audio_url')) {
-    throw invalid('abandon_message must hold exactly one of say or audio_url.', 'abandon_message')
-  }
-  if (keys[0] === 'audio_url') {
-    if (typeof message.audio_url !== 'string') throw invalid('abandon_message.audio_url must be a URL.', 'abandon_message.audio_url')
-    return { audio_url: checkMediaUrl(message.audio_url, 'abandon_message.audio_url') }
-  }
-  const say = message.say
-  if (typeof say !== 'string' || say.trim() === '') throw invalid('abandon_message.say must not be blank.', 'abandon_message.say')
-  if (say.length > SAY_MAX) throw invalid(`abandon_message.say must be at most ${SAY_MAX} characters.`, 'abandon_message.say')
-  return { say: say.trim() }
+  return raw === null ? null : spokenMessageOf(raw, 'abandon_message', SAY_MAX)
 }
