@@ -43,6 +43,7 @@ import type { Dialer } from './domain/calls/dialer'
 import type { SignedLinks } from './domain/links/signed-links'
 import type { SeatBoardService } from './domain/seats/seat-board'
 import { carrierList, carrierRules, type CarrierSet } from './telephony/registry'
+import type { CallerIdHealth } from './domain/caller-ids/caller-id-health'
 import { bootAndSchedule } from './wiring/boot-and-jobs'
 import { wireCalling } from './wiring/calling'
 import { streamTokenKey } from './telephony/media-stream/stream-token'
@@ -78,6 +79,8 @@ export interface Services {
   readonly supervision: Supervisions
   /** Seats of power/predictive campaigns (admin API, CLI, console, the dialer's pacing, the carrier's answers). */
   readonly seats: SeatBoardService
+  /** Caller-ID health: rested numbers, the console's Numbers page (src/domain/caller-ids/). */
+  readonly callerIds: CallerIdHealth
   /** The default carrier (the simulator): test keys, and live keys of organizations without a carrier. */
   readonly carrier: Carrier
   /** Every carrier of the registry (src/telephony/registry.ts), by kind; the app mounts their callback routes. */
@@ -170,7 +173,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   const secrets = secretBox(secretKey.key)
   const orgs = orgService({
     orgs: stores.orgs, clock, onChange: (orgId) => keys.forgetOrg(orgId), secrets, transaction,
-    openCarrierCalls: (orgId) => stores.carrierCalls.openCount(orgId), carrierAllowPrivate: config.carrierAllowPrivate, carriers: carrierRules,
+    openCarrierCalls: (orgId, kind) => stores.carrierCalls.openCount(orgId, kind), carrierAllowPrivate: config.carrierAllowPrivate, carriers: carrierRules,
   })
   const campaigns = campaignService({ campaigns: stores.campaigns, orgs: stores.orgs, clock, transaction, secrets })
   const dnc = dncService({ dnc: stores.dnc, clock, transaction })
@@ -193,9 +196,9 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     imports,
     windowEndMarginMs: config.windowEndMarginSeconds * 1000, tollFree: config.tollFree,
   })
-  const { recordings, carrierSet, carrier, carriers, links, calls, seats, dialer, supervision, abandonment } = wireCalling({
+  const { recordings, carrierSet, carrier, carriers, links, calls, seats, dialer, supervision, abandonment, callerIds } = wireCalling({
     config, stores, orgs, dnc, events, leads, queues, handleTimes, clock, scheduler, metrics, autoDial: options.autoDial ?? true,
-    openedCarrierOf: (orgId) => openedCarrierOf(orgs, orgId),
+    openedCarrierOf: (orgId, kind) => openedCarrierOf(orgs, orgId, kind),
     streamKey: streamTokenKey(secretKey.key),
     secrets,
   })
@@ -220,7 +223,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
 
   const exports = exportService({ stores, clock, links, dataDir: config.dataDir })
   wireSubscriptions({ stores, dnc, leads, campaigns, dialer, usage, queues, calls, carrierSet, events, webhooks, deliveries })
-  bootAndSchedule({ config, database, stores, clock, scheduler, calls, usage, leads, dialer, exports, imports, idempotency, sessions, deliveries, recordings, carrierSet })
+  bootAndSchedule({ config, database, stores, clock, scheduler, calls, usage, leads, dialer, exports, imports, idempotency, sessions, deliveries, recordings, carrierSet, callerIds })
 
   for (const name of scheduler.jobNames()) metrics.job(name)
 
@@ -243,6 +246,7 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
     abandonment,
     supervision,
     seats,
+    callerIds,
     carrier,
     carriers: carrierSet,
     links,
@@ -280,10 +284,10 @@ export function createServices(config: Readonly<Config>, options: ServiceOptions
   }
 }
 
-/** The organization's carrier settings with secrets opened, or null when they do not open (the key changed). */
-function openedCarrierOf(orgs: OrgService, orgId: string): OpenedSettings | null {
+/** The organization's settings of a carrier kind with secrets opened, or null when it has none or they do not open (the key changed). */
+function openedCarrierOf(orgs: OrgService, orgId: string, kind: string): OpenedSettings | null {
   try {
-    return orgs.carrier(orgId)
+    return orgs.carrier(orgId, kind)
   } catch (error) {
     logger.error('carrier_token_unreadable', { org_id: orgId, error: error instanceof Error ? error.name : 'unknown' })
     return null

@@ -20,6 +20,10 @@ const PersonInput = t.Object(
 // The organization's carrier for live calls: each kind's fields from its settings schema
 // (src/telephony/registry.ts); each kind's settings rules check the formats.
 const CarrierInput = carrierInputSchema(strict)
+// A pool instead (docs/api.md "Carrier pools"): each entry one carrier's fields and its weight;
+// the domain checks kinds (one each, not the default) and each entry by its kind's rules.
+const PoolEntryInput = t.Object({ ...CarrierInput.properties, weight: t.Integer({ minimum: 1, maximum: 100, description: "the entry's share of dials" }) }, strict)
+const CarriersInput = t.Array(PoolEntryInput, { maxItems: 4, description: 'a pool of 1-4 carriers, one per kind, in failover order; [] goes back to the default carrier' })
 
 // What a campaign drops on an answering machine: an audio file the carrier plays, or text it says.
 const VoicemailInput = t.Nullable(
@@ -92,7 +96,9 @@ const orgFields = {
   webhook_endpoint_limit: t.Integer({ minimum: 0, maximum: 1000 }),
   outcome_labels: t.Record(t.String({ maxLength: 100 }), t.String()),
   carrier: CarrierInput,
+  carriers: CarriersInput,
   recording_retention_days: t.Integer({ minimum: 1, maximum: 3650 }),
+  caller_id_rest_days: t.Integer({ minimum: 0, maximum: 90, description: 'days a caller ID far below its baseline is rested (default 7; 0: never rested, only shown)' }),
   ai_prices: AiPricesInput,
 }
 
@@ -176,7 +182,8 @@ export const adminListQuery = t.Object(
   strict,
 )
 
-export const presentOrg = (o: OrgRow, carrier: CarrierView) => ({
+/** `carrier` for one carrier (or the default), `carriers` for a pool (each with its weight); never a secret. */
+export const presentOrg = (o: OrgRow, carrier: { carrier: CarrierView } | { carriers: (CarrierView & { weight: number | null })[] }) => ({
   id: o.id,
   object: 'organization',
   name: o.name,
@@ -188,7 +195,8 @@ export const presentOrg = (o: OrgRow, carrier: CarrierView) => ({
   outcome_labels: o.outcomeLabels,
   recording_retention_days: o.recordingRetentionDays,
   ai_prices: o.aiPrices ?? null,
-  carrier,
+  caller_id_rest_days: o.callerIdRestDays,
+  ...carrier,
   created: iso(o.created),
   updated: iso(o.updated),
 })

@@ -29,8 +29,8 @@ const detail = (summary: string) => ({ tags: ['Admin'], summary, hide: true })
  * pipeline), `{ data }` replies, the external API's error envelope.
  */
 export const adminRoutes = (s: Services) => {
-  // An organization with its carrier (never the auth token: carrierView shows auth_token_set).
-  const org = (row: OrgRow) => presentOrg(row, s.orgs.carrierView(row.id))
+  // An organization with its carrier or pool (never a secret: reads show auth_token_set and the like).
+  const org = (row: OrgRow) => presentOrg(row, s.orgs.carrierFields(row.id))
   // Each body is checked against its route's schema before Elysia validates it (as external
   // bodies are, body-check.ts): Elysia's own error prints the whole value, slow for a large
   // string where the limit is 200 characters.

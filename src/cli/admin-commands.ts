@@ -3,6 +3,7 @@
  * error messages are all read from here, so a new command needs only a row.
  */
 import { CARRIER_FLAGS, CARRIER_NOTES, carrierBody, withCarrierToken } from './carrier-command'
+import { CARRIERS_FLAGS, CARRIERS_NOTES, carriersBody, withCarriers } from './carriers-command'
 import { USER_CREATE_FLAGS, USER_NOTES, USER_UPDATE_FLAGS, userBody, withPassword } from './user-command'
 import { AGENT_KEY_FLAGS, AGENT_KEY_NOTES, agentKeyBody, withAgentKey } from './agent-key-input'
 import { STATE_DNC_LISTS } from '../domain/dnc/state-registries'
@@ -37,7 +38,7 @@ export interface Command {
 const orgFields: Record<string, FieldKind> = {
   name: 'string', timezone: 'string', rate_usd_per_minute: 'number', plan_requests_per_minute: 'int',
   recording_enabled: 'bool', webhook_endpoint_limit: 'int', outcome_labels: 'json', recording_retention_days: 'int',
-  ai_prices: 'json',
+  ai_prices: 'json', caller_id_rest_days: 'int',
 }
 const keyFields: Record<string, FieldKind> = {
   name: 'string', permissions: 'list', campaign_ids: 'nullable-list', max_concurrent: 'int',
@@ -74,6 +75,13 @@ export const COMMANDS: Record<string, Command> = {
     note: 'The auth token is read from a file or stdin, never from the command line (it would show in ps and shell history); '
       + 'left out, the stored one is kept while the account and endpoint stay the same.',
     example: `dialer admin org carrier ${ORG} --twilio --account-sid AC... --auth-token-file /etc/dialer/twilio-token --caller-id +14155550100`,
+  },
+  'org carriers': {
+    method: 'PATCH', path: '/orgs/:id', arg: 'ORG_ID', fields: CARRIERS_FLAGS, build: carriersBody, complete: withCarriers,
+    summary: "Set a pool of carriers the organization's live calls go through by weight, failing over between them.",
+    note: 'Each entry is a carrier object as `org carrier` sends it, with "weight" (1-100), one per kind. Secrets (auth_token, api_key) '
+      + 'only in --json-file or --json-stdin; left out, each kind keeps its stored one. --json \'[]\' goes back to the default carrier.',
+    example: `dialer admin org carriers ${ORG} --json-file /etc/dialer/carriers.json`,
   },
   'user create': {
     method: 'POST', path: '/orgs/:org/users', fields: USER_CREATE_FLAGS, build: userBody, complete: withPassword, required: ['email', 'role'],
@@ -224,6 +232,8 @@ export const FLAG_NOTES: Record<string, string> = {
   limit: 'items per page (1 to 100, default 50)',
   starting_after: 'the last id of the previous page',
   ...CARRIER_NOTES,
+  ...CARRIERS_NOTES,
+  caller_id_rest_days: 'days a caller ID far below its baseline is rested (0 to 90, default 7; 0: never rested, only shown)',
   ...USER_NOTES,
   ...AGENT_KEY_NOTES,
   campaign_id: 'the campaign the leads join',

@@ -91,6 +91,7 @@ const CAPABILITIES: Record<keyof Capabilities, ConsoleRequirement> = {
   usage_read: 'usage:read',
   keys: 'owner',
   people: 'operator',
+  numbers: 'owner',
 }
 
 /** What this session may do, by the same rule the routes check (the page shows only that). */

@@ -54,6 +54,8 @@ export const Capabilities = t.Object({
   keys: t.Boolean(),
   /** Console accounts: the operator. */
   people: t.Boolean(),
+  /** The Numbers page (carriers, caller-ID health): owners and the operator. */
+  numbers: t.Boolean(),
 })
 export type Capabilities = Static<typeof Capabilities>
 

@@ -15,6 +15,7 @@ import { consoleImportRoutes } from './import-routes'
 import { consoleKeyEventRoutes } from './key-event-routes'
 import { consoleLeadRoutes } from './lead-routes'
 import { consolePeopleRoutes } from './people-routes'
+import { consoleNumberRoutes } from './numbers-routes'
 import { consoleUsageRoutes } from './usage-routes'
 import { consoleWebhookRoutes } from './webhook-routes'
 import { campaignIsAutomated } from '../domain/campaigns/automated'
@@ -92,6 +93,7 @@ export const consoleRoutes = (s: Services) => {
     .use(consoleKeyEventRoutes(s))
     .use(consoleUsageRoutes(s))
     .use(consolePeopleRoutes(s))
+    .use(consoleNumberRoutes(s))
     .use(consoleSeatRoutes(s))
     .use(consoleFloorRoutes(s, limits))
     .post('/session', async ({ body, request, set }) => {

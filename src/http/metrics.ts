@@ -100,12 +100,13 @@ const INTAKE_CODES = [
 
 /** Twilio's final CallStatus values, and a call the carrier refused to place. */
 const CARRIER_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled', 'not_placed']
-const CALLBACK_REFUSALS = ['signature', 'unknown_call', 'account']
+const CALLBACK_REFUSALS = ['signature', 'unknown_call', 'account', 'stale']
 
 /** Why the AI seat's relay drops a frame or refuses a stream (docs/telephony.md "The AI seat: the relay"). */
 const SEAT_DROP_REASONS = [
   'not_json', 'too_large', 'bad_media', 'unknown_event', 'malformed_control', 'unknown_outcome', 'malformed_frame', 'ahead_of_time',
   'refused_stream', 'no_start', 'agent_not_open', 'carrier_not_json', 'carrier_too_large',
+  'carrier_unknown_event', 'carrier_other_track', 'carrier_media_format',
 ]
 const SEAT_FAILURES: SeatFailure[] = ['unreachable', 'silent', 'dropped', 'restart']
 const SEAT_CONTROLS: SeatControlEvent[] = ['dialer.interested', 'dialer.callback', 'dialer.opt_out', 'dialer.end', 'dialer.transcript']
@@ -133,8 +134,12 @@ export class Metrics {
   readonly commits = new Histogram('dialer_sqlite_commit_seconds', 'Time SQLite takes to COMMIT a transaction or a commit group.', COMMIT_BUCKETS)
   readonly carrierCalls = new LabeledCounter('dialer_carrier_calls_total', 'Calls through a real carrier (Twilio), by final carrier status.', 'status', CARRIER_STATUSES)
   readonly carrierCallbacks = new LabeledCounter('dialer_carrier_callbacks_total', 'Signed carrier callbacks applied, by step.', 'step', CALLBACK_STEPS)
-  readonly carrierRefused = new LabeledCounter('dialer_carrier_callbacks_refused_total', 'Carrier callbacks refused (403), by why: signature, unknown_call, account.', 'reason', CALLBACK_REFUSALS)
+  readonly carrierRefused = new LabeledCounter('dialer_carrier_callbacks_refused_total', 'Carrier callbacks refused (403), by why: signature, unknown_call, account, stale (a Telnyx timestamp out of the window).', 'reason', CALLBACK_REFUSALS)
   readonly carrierCallbackSeconds = new Histogram('dialer_carrier_callback_seconds', 'Time the service takes to answer a carrier callback.', BUCKETS)
+  readonly carrierFailovers = new LabeledCounter('dialer_carrier_failovers_total', 'Calls a pool carrier refused for an outage (unavailable, throttled) and the next one dialed, by the carrier that refused.', 'from')
+  readonly carrierBreakerOpened = new LabeledCounter('dialer_carrier_breaker_opened_total', 'Times a carrier\u2019s breaker opened (an organization\u2019s carrier skipped for its cool-down), by carrier kind.', 'carrier')
+  /** The carriers whose breaker is not closed now (set by the calling wiring; read at scrape time). */
+  breakerStates: () => readonly { orgId: string; kind: string; state: string }[] = () => []
   /** The carrier's side of these counters (CarrierMetrics in src/telephony/ports.ts). */
   readonly carrier = {
     callEnded: (status: string) => this.carrierCalls.inc(status),
@@ -216,6 +221,10 @@ export class Metrics {
     this.carrierCallbacks.render(out)
     this.carrierRefused.render(out)
     this.carrierCallbackSeconds.render(out)
+    this.carrierFailovers.render(out)
+    this.carrierBreakerOpened.render(out)
+    header(out, 'dialer_carrier_breaker_open', 'gauge', 'Carriers an organization\u2019s dials skip now (1: open, in its cool-down; 0.5: half-open, a trial call allowed); closed ones are not listed.')
+    for (const b of this.breakerStates()) out.push(`dialer_carrier_breaker_open{org_id="${label(b.orgId)}",carrier="${label(b.kind)}",state="${b.state}"} ${b.state === 'open' ? 1 : 0.5}`)
     this.seatDropped.render(out)
     header(out, 'dialer_seat_controls_total', 'counter', 'AI agent control messages, by event and whether they were applied (false: a repeat, or too late).')
     for (const [event, [applied, ignored]] of this.seatControls) {

@@ -81,6 +81,11 @@ export interface CallReport {
   recorded: boolean
   /** Set when the carrier, not the number, failed the call (the dialer holds the campaign's lines after 'throttled'). */
   carrierFault?: CarrierFault
+  /**
+   * The carrier never placed the call (its create request was refused or could not be sent):
+   * nothing reached the lead. With carrierFault, a pool's next carrier may dial the same call.
+   */
+  notPlaced?: boolean
   /** When the call ended (unix ms), for a report told later (after its recording came); absent: when told. */
   endedAt?: number
 }

@@ -123,8 +123,11 @@ export interface CarrierPorts {
   transaction: <T>(work: () => T) => T
   /** Runs an effect once what was written is durable (a dial or REST call cannot be taken back). */
   afterDurable: (effect: () => void) => void
-  /** The organization's settings for live calls; null when they cannot be read (the secret key changed). */
-  settingsOf: (orgId: string) => OpenedSettings | null
+  /**
+   * The organization's settings of this carrier kind (an organization may have a pool of several
+   * kinds); null when it has none of that kind or they cannot be read (the secret key changed).
+   */
+  settingsOf: (orgId: string, kind: string) => OpenedSettings | null
   recordings: RecordingStorage
   clock: Clock
   scheduler: Scheduler

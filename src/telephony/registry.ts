@@ -5,6 +5,7 @@ import type { CarrierPlugin } from './plugin'
 import type { CallbackDoor, CarrierPorts } from './ports'
 import { simulatorPlugin } from './simulator/plugin'
 import { twilioPlugin } from './twilio/plugin'
+import { telnyxPlugin } from './telnyx/plugin'
 
 /**
  * Every carrier, by kind (the admin API's `carrier.kind`, the CLI's `--<kind>` switch and the
@@ -13,6 +14,7 @@ import { twilioPlugin } from './twilio/plugin'
 export const CARRIERS = {
   simulator: simulatorPlugin,
   twilio: twilioPlugin,
+  telnyx: telnyxPlugin,
 }
 
 export type CarrierKind = keyof typeof CARRIERS

@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/client'
 import type { Stores } from '../db/stores'
 import type { SessionService } from '../domain/console/sessions'
 import type { CallService } from '../domain/calls/call-service'
+import type { CallerIdHealth } from '../domain/caller-ids/caller-id-health'
 import type { Dialer } from '../domain/calls/dialer'
 import type { RecordingFiles } from '../domain/calls/recording-files'
 import { purgeRecordings } from '../domain/calls/recording-retention'
@@ -34,6 +35,7 @@ export interface BootDeps {
   deliveries: DeliveryWorker
   recordings: RecordingFiles
   carrierSet: CarrierSet
+  callerIds: CallerIdHealth
 }
 
 /**
@@ -83,6 +85,16 @@ export function bootAndSchedule(d: BootDeps): void {
     pattern: '0 * * * * *',
     run: () => {
       watchCarriers(carrierSet)
+    },
+  })
+
+  scheduler.every({
+    name: 'caller_id_health',
+    // Hourly: numbers far below their campaigns' other numbers are rested (docs/caller-ids.md).
+    pattern: '0 20 * * * *',
+    run: () => {
+      const checked = d.callerIds.checkAll()
+      if (checked.rested > 0) logger.info('caller_id_health', { orgs: checked.orgs, rested: checked.rested })
     },
   })
 

@@ -3,7 +3,10 @@ import type { Stores } from '../db/stores'
 import { abandonmentReport } from '../domain/calls/abandonment-report'
 import type { HandleTimes } from '../domain/calls/call-activity'
 import { callService } from '../domain/calls/call-service'
+import { callerIdHealth } from '../domain/caller-ids/caller-id-health'
+import { carrierBreakers } from '../domain/calls/carrier-breaker'
 import { carrierDirectory } from '../domain/calls/carrier-choice'
+import { carrierFailover } from '../domain/calls/carrier-failover'
 import { Dialer } from '../domain/calls/dialer'
 import { realtimeAgentOf } from '../domain/calls/realtime-agent'
 import { recordingFiles } from '../domain/calls/recording-files'
@@ -40,8 +43,8 @@ export function wireCalling(deps: {
   scheduler: Scheduler
   metrics: Metrics
   autoDial: boolean
-  /** The organization's carrier settings with secrets opened (null when they do not open). */
-  openedCarrierOf: (orgId: string) => OpenedSettings | null
+  /** The organization's settings of a carrier kind with secrets opened (null: none of that kind, or they do not open). */
+  openedCarrierOf: (orgId: string, kind: string) => OpenedSettings | null
   /** Signs the AI seat's stream tokens (derived from the secret key). */
   streamKey: Uint8Array
   /** Opens a built-in agent's sealed API key when its stream starts. */
@@ -69,25 +72,35 @@ export function wireCalling(deps: {
     ...seatPorts(() => seats),
   })
   const carrier = carrierSet[DEFAULT_CARRIER]
+  // A breaker per organization and carrier kind: a pool's dials skip a carrier in an outage.
+  const breakers = carrierBreakers({ now: () => clock.now(), onOpen: (_orgId, kind) => metrics.carrierBreakerOpened.inc(kind) })
+  metrics.breakerStates = breakers.notClosed
   const carriers = carrierDirectory({
     carriers: carrierSet,
     fallback: carrier,
-    // Without opening a secret: its kind, caller IDs and detection are all a dial decides with.
-    settingsOf: (orgId) => orgs.dialSettings(orgId),
+    // Without opening a secret: its kinds, weights, caller IDs and detection are all a dial decides with.
+    poolOf: (orgId) => orgs.dialPool(orgId),
+    breakers,
   })
   const links = signedLinks(stores.settings, config.publicUrl)
+  // Rested caller IDs are left out of dials (src/domain/caller-ids/).
+  const callerIds = callerIdHealth({
+    store: stores.callerIds, org: (id) => stores.orgs.get(id), transaction: stores.transaction, carrierPool: (id) => orgs.carrierPool(id), clock,
+  })
   const calls = callService({
     stores, leads, dnc, events, carriers, clock, scheduler, links,
     onOutcome: (outcome) => metrics.calls.inc(outcome),
+    usableCallerIds: callerIds.usable,
+    failover: carrierFailover({ carriers, breakers, usableCallerIds: callerIds.usable, onFailover: (from) => metrics.carrierFailovers.inc(from) }),
   })
   const seats = seatBoard({ stores, clock, carriers, pump: (campaignId) => dialer.pump(campaignId, true) })
   const dialer = new Dialer({
     stores, queues, leads, calls, handleTimes, clock, scheduler, seats,
     // Seats and pacing concern live calls through a real carrier, not the simulator.
-    seatedCarrier: (orgId) => carriers.forDial(orgId, true).carrier !== carrier,
+    seatedCarrier: (orgId) => carriers.forDial(orgId, true, { seated: true }).carrier !== carrier,
   }, deps.autoDial)
   return {
-    recordings, carrierSet, carrier, carriers, links, calls, seats, dialer,
+    recordings, carrierSet, carrier, carriers, links, calls, seats, dialer, callerIds,
     abandonment: abandonmentReport({ stores, clock }),
     supervision: supervision({ stores, events, clock, carriers, view: calls.view, seats: () => seats }),
   }

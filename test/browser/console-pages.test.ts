@@ -99,7 +99,7 @@ describe('console: the page table', () => {
     await page.close()
     const owner = await browser!.newPage()
     await signIn(owner, seeded.owner.email, seeded.owner.password)
-    expect(await navLinks(owner)).toEqual(['Campaigns', 'Floor', 'Leads', 'Calls', 'Do Not Call', 'Webhooks', 'Events', 'Usage', 'Keys', 'Import'])
+    expect(await navLinks(owner)).toEqual(['Campaigns', 'Floor', 'Leads', 'Calls', 'Do Not Call', 'Webhooks', 'Events', 'Usage', 'Keys', 'Numbers', 'Import'])
     await owner.close()
   })
 })

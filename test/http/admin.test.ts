@@ -86,6 +86,7 @@ describe('organizations', () => {
         outcome_labels: {},
         recording_retention_days: 90,
         ai_prices: null,
+        caller_id_rest_days: 7,
         carrier: { kind: 'simulator' },
         created: START_ISO,
         updated: START_ISO,

@@ -96,6 +96,9 @@ const SECURITY: Record<string, Row> = {
   'GET /orgs/:org/keys': { declares: 'owner', request: byId('/keys') },
   'POST /orgs/:org/keys': { declares: 'owner', request: () => ({ path: `${org()}/keys`, body: { name: `console key ${seq++}`, mode: 'test' } }) },
   'POST /orgs/:org/keys/:id/revoke': { declares: 'owner', request: () => ({ path: `${org()}/keys/${o.key}/revoke` }) },
+  'GET /orgs/:org/numbers': { declares: 'owner', request: byId('/numbers') },
+  // A number the organization's carriers do not list: 404 once the check has let the request through.
+  'POST /orgs/:org/numbers/:number/put-back': { declares: 'owner', request: byId('/numbers/%2B12125550100/put-back') },
   'GET /orgs/:org/campaigns/:id/seats': { declares: 'campaigns:write', request: () => ({ path: `${org()}/campaigns/${w.campaignId}/seats` }) },
   'POST /orgs/:org/campaigns/:id/seats': { declares: 'campaigns:write', request: () => ({ path: `${org()}/campaigns/${w.campaignId}/seats`, body: { name: 'Alex Rivera', phone: '+12125550111' } }) },
   'DELETE /orgs/:org/campaigns/:id/seats/:seat': { declares: 'campaigns:write', request: () => ({ path: `${org()}/campaigns/${w.campaignId}/seats/${SAMPLE}` }) },

@@ -138,6 +138,10 @@ describe('body limits and parsers are declared on the routes', () => {
       ['POST', '/api/v1/admin/dnc_registry', REGISTRY_FILE],
       ['POST', '/api/v1/admin/orgs/:id/leads/import', CSV_FILE],
       ['POST', '/console/api/orgs/:org/leads/import', CSV_FILE],
+      ['POST', '/telnyx/calls/:id/:step', TWILIO_FORM],
+      ['POST', '/telnyx/inbound/:org', TWILIO_FORM],
+      ['POST', '/telnyx/inbound/:org/status', TWILIO_FORM],
+      ['POST', '/telnyx/seats/:seatId/:step', TWILIO_FORM],
       ['POST', '/twilio/calls/:id/:step', TWILIO_FORM],
       ['POST', '/twilio/inbound/:org', TWILIO_FORM],
       ['POST', '/twilio/inbound/:org/status', TWILIO_FORM],
@@ -153,6 +157,7 @@ describe('body limits and parsers are declared on the routes', () => {
     expect(ruleOf('POST', '/twilio/calls/call_1/status')).toBe(TWILIO_FORM)
     expect(ruleOf('POST', '/twilio/seats/seat_1/sit')).toBe(TWILIO_FORM)
     expect(ruleOf('POST', `/twilio/inbound/${w.orgId}`)).toBe(TWILIO_FORM)
+    expect(ruleOf('POST', '/telnyx/calls/call_1/status')).toBe(TWILIO_FORM)
     expect(ruleOf('POST', '/api/v1/external/leads')).toBe(JSON_BODY)
     expect(ruleOf('PATCH', `/api/v1/admin/orgs/${w.orgId}`)).toBe(JSON_BODY)
   })

@@ -34,8 +34,8 @@ describe('org carrier: flags to the carrier object', () => {
   })
 
   test.each([
-    [['org', 'carrier', ORG], '--twilio or --simulator'],
-    [['org', 'carrier', ORG, '--twilio', '--simulator'], '--twilio or --simulator'],
+    [['org', 'carrier', ORG], '--twilio or --telnyx or --simulator'],
+    [['org', 'carrier', ORG, '--twilio', '--simulator'], '--twilio or --telnyx or --simulator'],
     [['org', 'carrier', ORG, '--simulator', '--account-sid', SID], '--account-sid goes only with --twilio'],
     [['org', 'carrier', ORG, '--twilio', '--auth-token-file', 'f', '--auth-token-stdin'], 'not both'],
     [['org', 'carrier', ORG, '--twilio', '--auth-token', TOKEN], 'unknown flag --auth-token'],

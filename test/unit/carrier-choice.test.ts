@@ -19,9 +19,10 @@ describe('carrierDirectory', () => {
     const dir = carrierDirectory({
       carriers: { simulator, twilio },
       fallback: simulator,
-      settingsOf: (orgId) => {
+      poolOf: (orgId) => {
         asked.push(orgId)
-        return settings.get(orgId) ?? null
+        const one = settings.get(orgId)
+        return one ? [{ ...one, weight: 1 }] : []
       },
     })
     return { dir, simulator, twilio, asked }

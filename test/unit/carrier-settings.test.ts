@@ -86,7 +86,9 @@ describe('checkCarrier', () => {
     ['api_base_url', DEFAULT_TWILIO_API], ['machine_detection', false],
   ])('the simulator with %s: 400 naming carrier.%s', (field, value) => {
     expect(paramOf(() => checkCarrier({ kind: 'simulator', [field]: value } as CarrierInput, undefined))).toBe(`carrier.${field}`)
-    expect(messageOf(() => checkCarrier({ kind: 'simulator', [field]: value } as CarrierInput, undefined))).toBe(`carrier.${field} is taken only with kind "twilio".`)
+    // Telnyx shares every Twilio field but the token.
+    const takers = field === 'auth_token' ? '"twilio"' : '"twilio" or "telnyx"'
+    expect(messageOf(() => checkCarrier({ kind: 'simulator', [field]: value } as CarrierInput, undefined))).toBe(`carrier.${field} is taken only with kind ${takers}.`)
   })
 
   test('params are named under the prefix the caller gives', () => {

@@ -47,7 +47,7 @@ async function board(options: { dialMode?: string; carrier?: boolean; callerIds?
   const simulator: Carrier = { name: 'simulator', dial: () => {}, hangUp: () => {}, recording: () => null, resume: () => false }
   const carriers = carrierDirectory({
     carriers: { twilio: seated, simulator }, fallback: simulator,
-    settingsOf: () => (options.carrier === false ? null : { kind: 'twilio', callerIds: options.callerIds ?? ['+12125550100'], machineDetection: true }),
+    poolOf: () => (options.carrier === false ? [] : [{ kind: 'twilio', callerIds: options.callerIds ?? ['+12125550100'], machineDetection: true, weight: 1 }]),
   })
   const clock = new FakeClock(T0)
   const seats = seatBoard({ stores, clock, carriers, pump: (id) => void pumped.push(id) })

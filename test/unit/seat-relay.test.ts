@@ -176,6 +176,16 @@ describe('relaying', () => {
       },
     ), { numRuns: 200 })
   })
+
+  test("the default dialect is Twilio's: the relay's own end mark and clear are Twilio's frames with the stream's sid", () => {
+    const w = world()
+    const { carrier, agent } = w.seat()
+    agent.say(JSON.stringify({ event: 'dialer.end', outcome: 'not_interested', note: null }))
+    expect(carrier.sent).toEqual([`{"event":"mark","streamSid":"${STREAM_SID}","mark":{"name":"${END_MARK}"}}`])
+    const second = w.seat('call_2')
+    second.session.message(dtmf('9'))
+    expect(second.carrier.sent).toEqual([`{"event":"clear","streamSid":"${STREAM_SID}"}`])
+  })
 })
 
 const big = JSON.stringify({ event: 'media', streamSid: STREAM_SID, media: { payload: 'A'.repeat(MAX_AGENT_FRAME_BYTES) } })

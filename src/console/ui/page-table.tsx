@@ -10,6 +10,7 @@ import { FloorPage } from './floor'
 import { Import } from './import'
 import { Keys } from './keys'
 import { LeadPage, Leads } from './leads'
+import { Numbers } from './numbers'
 import { People } from './people'
 import { Usage } from './usage'
 import { Webhooks } from './webhooks'
@@ -47,6 +48,7 @@ export const PAGES: readonly PageEntry[] = [
   { pattern: 'events', nav: 'Events', title: 'Events', needs: 'events_read', render: (p) => <Events orgId={p.org.id} zone={p.org.timezone} /> },
   { pattern: 'usage', nav: 'Usage', title: 'Usage', needs: 'usage_read', render: (p) => <Usage orgId={p.org.id} /> },
   { pattern: 'keys', nav: 'Keys', title: 'API keys', needs: 'keys', render: (p) => <Keys orgId={p.org.id} zone={p.org.timezone} /> },
+  { pattern: 'numbers', nav: 'Numbers', title: 'Numbers', needs: 'numbers', render: (p) => <Numbers orgId={p.org.id} zone={p.org.timezone} /> },
   { pattern: 'people', nav: 'People', title: 'People', needs: 'people', render: (p) => <People orgId={p.org.id} /> },
   { pattern: 'import', nav: 'Import', title: 'Import leads', needs: 'imports', render: (p) => <Import orgId={p.org.id} /> },
 ]

@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from 'drizzle-orm'
+import { and, eq, isNull, lt, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { carrierCalls } from '../schema'
 import type { CarrierCallPort } from '../../telephony/ports'
@@ -24,9 +24,14 @@ export function carrierCallStore(db: Db) {
     update(callId: string, changes: Partial<Pick<CarrierCallRow, 'carrierCallId' | 'state' | 'open' | 'updated'>>): void {
       db.update(carrierCalls).set(changes).where(eq(carrierCalls.callId, callId)).run()
     },
-    /** How many of an organization's calls are open (its carrier settings cannot change under them). */
-    openCount(orgId: string): number {
-      return db.select({ n: sql<number>`count(*)` }).from(carrierCalls).where(and(sql`open = 1`, eq(carrierCalls.orgId, orgId))).get()?.n ?? 0
+    /** Forgets a call's row its carrier never placed (no carrier call id): the call is dialed again through another carrier. */
+    dropUnplaced(callId: string): void {
+      db.delete(carrierCalls).where(and(eq(carrierCalls.callId, callId), isNull(carrierCalls.carrierCallId))).run()
+    },
+    /** How many of an organization's calls (through `kind`, when given) are open (its carrier settings cannot change under them). */
+    openCount(orgId: string, kind?: string): number {
+      const ofKind = kind === undefined ? undefined : eq(carrierCalls.carrier, kind)
+      return db.select({ n: sql<number>`count(*)` }).from(carrierCalls).where(and(sql`open = 1`, eq(carrierCalls.orgId, orgId), ofKind)).get()?.n ?? 0
     },
     /** Open calls not updated since `before` (the watchdog asks the carrier about them). */
     openSince(before: number, limit: number): CarrierCallRow[] {

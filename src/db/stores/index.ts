@@ -19,6 +19,7 @@ import { registryStore } from './registry-store'
 import { ledgerStore } from './ledger-store'
 import { floorStore } from './floor-store'
 import { seatStore } from './seat-store'
+import { callerIdStore } from './caller-id-store'
 
 /** Every data-access module over one open database, plus its unit-of-work helper. */
 export function createStores(database: DatabaseHandle) {
@@ -48,6 +49,7 @@ export function createStores(database: DatabaseHandle) {
     ledger: ledgerStore(database.sqlite),
     floor: floorStore(database.sqlite),
     seats: seatStore(db),
+    callerIds: callerIdStore(db, database.caches),
   }
 }
 

@@ -1,4 +1,4 @@
-import { desc, eq, lt, sql } from 'drizzle-orm'
+import { asc, desc, eq, lt, sql } from 'drizzle-orm'
 import type { Db } from '../client'
 import { describeCache, type CacheRegistry } from '../../cache-registry'
 import { rowCache } from '../row-cache'
@@ -19,8 +19,8 @@ const ORG_ROWS = describeCache({
 
 const CARRIER_ROWS = describeCache({
   name: 'carrier-rows',
-  holds: 'each organization\u2019s carrier settings row (secrets sealed), or that it has none',
-  bound: 'one per organization',
+  holds: 'each organization\u2019s carrier settings rows in pool order (secrets sealed), or that it has none',
+  bound: 'one list per organization (at most 4 rows)',
   clearedBy: 'a carrier change through the store replaces or forgets it',
   gain: '0.01–0.02 vs 18–19 µs a live dial',
   source: 'database',
@@ -30,9 +30,22 @@ const CARRIER_ROWS = describeCache({
 export function orgStore(db: Db, caches: CacheRegistry) {
   const byId = db.select().from(orgs).where(eq(orgs.id, sql.placeholder('id'))).prepare()
   const cache = rowCache<OrgRow>(caches, ORG_ROWS)
-  // Read at every live dial (which carrier): null is kept too, since most organizations have none.
-  const carriers = new Map<string, OrgCarrierRow | null>()
+  // Read at every live dial (which carrier): an empty list is kept too, since most organizations have none.
+  const carriers = new Map<string, readonly OrgCarrierRow[]>()
   caches.register(CARRIER_ROWS, () => carriers.clear())
+  const carrierRows = (orgId: string): readonly OrgCarrierRow[] => {
+    const known = carriers.get(orgId)
+    if (known !== undefined) return known
+    const rows = db.select().from(orgCarriers).where(eq(orgCarriers.orgId, orgId)).orderBy(asc(orgCarriers.position)).all()
+    const frozen = Object.freeze(rows.map((row) => Object.freeze(row)))
+    carriers.set(orgId, frozen)
+    return frozen
+  }
+  const putCarriers = (orgId: string, rows: readonly OrgCarrierRow[]): OrgCarrierRow[] => {
+    carriers.delete(orgId)
+    db.delete(orgCarriers).where(eq(orgCarriers.orgId, orgId)).run()
+    return rows.map((row) => db.insert(orgCarriers).values(row).returning().get())
+  }
   return {
     insert(row: NewOrg): OrgRow {
       return cache.remember(db.insert(orgs).values(row).returning().get())!
@@ -53,20 +66,18 @@ export function orgStore(db: Db, caches: CacheRegistry) {
     count(): number {
       return db.select({ n: sql<number>`count(*)` }).from(orgs).get()?.n ?? 0
     },
-    // ---- carrier settings (no row: the simulator); read uncached, by admin replies and dials ----
+    // ---- carrier settings (no row: the simulator; one row: a single carrier; several: a pool) ----
+    /** The organization's carrier rows in the pool's order (one for a single `carrier`, none for the default). */
+    carrierRows,
+    /** The first of them (a single carrier's row, a pool's first entry). */
     carrier(orgId: string): OrgCarrierRow | undefined {
-      const known = carriers.get(orgId)
-      if (known !== undefined) return known ?? undefined
-      const row = db.select().from(orgCarriers).where(eq(orgCarriers.orgId, orgId)).get()
-      carriers.set(orgId, row ? Object.freeze(row) : null)
-      return row
+      return carrierRows(orgId)[0]
     },
     putCarrier(row: OrgCarrierRow): OrgCarrierRow {
-      carriers.delete(row.orgId)
-      // One carrier replaces whatever the organization had (rows are keyed by organization and kind since 0024).
-      db.delete(orgCarriers).where(eq(orgCarriers.orgId, row.orgId)).run()
-      return db.insert(orgCarriers).values(row).returning().get()
+      return putCarriers(row.orgId, [row])[0]!
     },
+    /** Replaces all of the organization's carrier rows with these (rows are keyed by organization and kind since 0024). */
+    putCarriers,
     dropCarrier(orgId: string): void {
       carriers.delete(orgId)
       db.delete(orgCarriers).where(eq(orgCarriers.orgId, orgId)).run()

@@ -4,14 +4,15 @@ import type { CampaignRow } from '../../db/stores/campaign-store'
 import type { LeadRow } from '../../db/stores/lead-store'
 import type { Stores } from '../../db/stores'
 import { iso, type Clock } from '../../jobs/clock'
-import type { AnsweredBy, BridgePerson, CallEvents, CallReport, DialRequest } from '../../telephony/carrier'
+import type { AnsweredBy, BridgePerson, CallEvents, CallReport } from '../../telephony/carrier'
 import { callingRules } from '../calling-rules'
 import type { CallingRulesEngine } from '../calling-rules/contract'
-import { zonesForPhone } from '../calling-hours/lead-zones'
 import type { LeadCallSide } from '../leads/lead-service'
 import { newId } from '../ids'
 import { outcomeLabel } from '../outcomes'
-import { bridgeOf, chooseCallerId, type CarrierDirectory } from './carrier-choice'
+import { chooseCallerId, type CarrierDirectory } from './carrier-choice'
+import { redial, type CarrierFailover } from './carrier-failover'
+import { dialRequestOf } from './dial-request'
 import { OUTCOME_GRACE_MS, type CallOutcomes } from './call-outcomes'
 import { callLedger } from './call-ledger'
 import { aiSeatEvents } from './ai-seat-events'
@@ -48,6 +49,8 @@ export function callLifecycle(deps: {
    * absent: all of them.
    */
   usableCallerIds?: (orgId: string, callerIds: readonly string[]) => readonly string[]
+  /** A pool's failover and breakers (src/domain/calls/carrier-failover.ts); absent: a call ends where its carrier left it. */
+  failover?: CarrierFailover
 }) {
   const { stores, clock, steps, outcomes } = deps
   const { emit, update, settle, org } = steps
@@ -70,6 +73,7 @@ export function callLifecycle(deps: {
     answered(callId: string, by: AnsweredBy) {
       const row = calls.get(callId)
       if (!row || row.status !== 'ringing') return
+      deps.failover?.answered(row)
       stores.transaction(() => {
         const now = clock.now()
         const answered = update(row, { status: 'in_progress', answered: now, answeredBy: by })
@@ -116,6 +120,8 @@ export function callLifecycle(deps: {
     ended(callId: string, report: CallReport) {
       const row = calls.get(callId)
       if (!row || row.status === 'ended') return
+      const next = deps.failover?.ended(row, report)
+      if (next) return redial({ stores, update }, row, next, carrierEvents)
       if (row.handledBy.id) busyPeople.delete(row.handledBy.id)
       const now = clock.now()
       const orgRow = org(row.orgId)
@@ -220,7 +226,8 @@ export function callLifecycle(deps: {
       const now = clock.now()
       const startedBy: StartedBy = lead.callRequestedBy ? { type: 'api', api_key_id: lead.callRequestedBy } : { type: 'dialer', api_key_id: null }
       const orgRow = org(lead.orgId)
-      const choice = deps.carriers.forDial(lead.orgId, lead.livemode)
+      // Power and predictive answers join a seat's conference: at the pool's first carrier, where seats are.
+      const choice = deps.carriers.forDial(lead.orgId, lead.livemode, { seated: campaign.dialMode !== 'bridge' })
       const callerId = chooseCallerId(deps.usableCallerIds?.(lead.orgId, choice.callerIds) ?? choice.callerIds, lead.phone)
       const consent = recordingConsentOf(deps.rules ?? callingRules, {
         phone: lead.phone, address: lead.address, orgTimezone: orgRow.timezone, recordingEnabled: orgRow.recordingEnabled, notice: campaign.recordingNotice,
@@ -252,27 +259,8 @@ export function callLifecycle(deps: {
         emit('call.started', row)
         return row
       })
-      const request: DialRequest = {
-        callId: call.id,
-        orgId: lead.orgId,
-        to: lead.phone,
-        livemode: lead.livemode,
-        record: orgRow.recordingEnabled,
-        consent: consent?.carrier ?? null,
-        leadName: lead.name,
-        campaignName: campaign.name,
-        campaignId: campaign.id,
-        dialMode: campaign.dialMode,
-        abandonMessage: campaign.abandonMessage ?? null,
-        agentName: owner.name,
-        leadZone: zonesForPhone(lead.phone, orgRow.timezone)[0]!,
-        callerId,
-        machineDetection: choice.machineDetection,
-        onAnswer: { bridge: bridgeOf(campaign), voicemail: campaign.voicemail ?? null },
-        aiAgent: campaign.aiAgent ?? null,
-        leadId: lead.id,
-        orgName: orgRow.name,
-      }
+      const request = dialRequestOf(call, lead, campaign, owner, orgRow, { consent: consent?.carrier ?? null, callerId, machineDetection: choice.machineDetection })
+      deps.failover?.dialing(request, choice.carrier.name, choice.fallbacks)
       stores.afterDurable(() => choice.carrier.dial(request, carrierEvents))
       return call
     },

@@ -1,3 +1,4 @@
+import type { CarrierFailover } from './carrier-failover'
 import type { Stores } from '../../db/stores'
 import type { Clock } from '../../jobs/clock'
 import type { Scheduler } from '../../jobs/scheduler'
@@ -31,12 +32,16 @@ export function callService(deps: {
   links: SignedLinks
   /** Told once a call's outcome is final and committed (metrics). */
   onOutcome?: (outcome: Outcome) => void
+  /** The caller IDs a dial may show (caller-ID health leaves rested ones out); absent: all. */
+  usableCallerIds?: (orgId: string, callerIds: readonly string[]) => readonly string[]
+  /** A pool's failover between carriers (absent: none). */
+  failover?: CarrierFailover
 }) {
   const { stores, leads, clock, carriers } = deps
   const reads = callReads({ calls: stores.calls })
   const steps = callSteps({ stores, leads, dnc: deps.dnc, events: deps.events, clock, view: reads.view, onOutcome: deps.onOutcome })
   const outcomes = callOutcomes({ stores, leads, clock, scheduler: deps.scheduler, steps })
-  const lifecycle = callLifecycle({ stores, leads, carriers, clock, steps, outcomes })
+  const lifecycle = callLifecycle({ stores, leads, carriers, clock, steps, outcomes, usableCallerIds: deps.usableCallerIds, failover: deps.failover })
   const recordings = callRecordings({ stores, carriers, clock, links: deps.links })
 
   return {

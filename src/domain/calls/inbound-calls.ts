@@ -20,7 +20,7 @@ export const unknownCallerMessage = (orgName: string): string =>
  * the call's outcome settles it, and it is kept out of the abandonment ledger. Runs inside the
  * carrier's transaction.
  */
-export function inboundCalls(deps: { stores: Stores; clock: Clock; steps: Pick<CallSteps, 'emit' | 'org'>; carriers: Pick<CarrierDirectory, 'forDial'> }) {
+export function inboundCalls(deps: { stores: Stores; clock: Clock; steps: Pick<CallSteps, 'emit' | 'org'>; carriers: Pick<CarrierDirectory, 'forNumber'> }) {
   const { stores, clock, steps } = deps
   return {
     open(orgId: string, call: { from: string; to: string }): InboundOpened {
@@ -28,8 +28,8 @@ export function inboundCalls(deps: { stores: Stores; clock: Clock; steps: Pick<C
       if (!org) return { kind: 'unknown', message: unknownCallerMessage('us') }
       const unknown: InboundOpened = { kind: 'unknown', message: unknownCallerMessage(org.name) }
       // Only the organization's own numbers take calls for it.
-      const choice = deps.carriers.forDial(orgId, true)
-      if (!choice.callerIds.includes(call.to)) return unknown
+      const choice = deps.carriers.forNumber(orgId, call.to)
+      if (!choice) return unknown
       const lead = stores.leads.withPhone(orgId, true, call.from).sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1))[0]
       const campaign = lead ? stores.campaigns.get(lead.campaignId) : undefined
       if (!lead || !campaign) return unknown

@@ -65,7 +65,7 @@ export function requireConsole(session: ConsoleSession, org: OrgRow | undefined,
   if (requirement === 'operator') {
     if (session.identity.kind !== 'operator') throw new ApiError('permission_denied', 'Only the operator manages console accounts.', { extras: { reason: 'operator_only' } })
   } else if (requirement === 'owner') {
-    if (!consoleAllows(session.identity, 'owner')) throw new ApiError('permission_denied', 'Only an owner of the organization manages its API keys.', { extras: { reason: 'owner_only' } })
+    if (!consoleAllows(session.identity, 'owner')) throw new ApiError('permission_denied', 'Only an owner of the organization manages its API keys and numbers.', { extras: { reason: 'owner_only' } })
   } else {
     requireConsolePermission(principal, requirement)
   }

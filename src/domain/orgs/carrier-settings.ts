@@ -125,12 +125,12 @@ export function changesPlacedCalls(rules: CarrierRules, stored: OrgCarrierRow | 
 }
 
 /** 409: the organization's carrier cannot change under calls that are up (worded by the stored kind's rules, when known). */
-export function callsInProgress(count: number, words?: CarrierSettingsRules['inProgress']): ApiError {
+export function callsInProgress(count: number, words?: CarrierSettingsRules['inProgress'], param = 'carrier'): ApiError {
   return new ApiError(
     'calls_in_progress',
     `The organization has ${count} carrier call${count === 1 ? '' : 's'} in progress; its carrier${words ? `, ${words.later}` : ''} can change once they have ended ` +
       `(pause its campaigns, wait, and send it again).${words ? ` ${words.now} can change now.` : ''}`,
-    { param: 'carrier' },
+    { param },
   )
 }
 

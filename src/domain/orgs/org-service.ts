@@ -1,9 +1,10 @@
 import type { OrgRow, OrgStore } from '../../db/stores/org-store'
 import type { SecretBox } from '../secrets/secret-box'
 import {
-  callsInProgress, carrierRow, carrierView, changesPlacedCalls, checkCarrier, dialSettings, openCarrier,
+  callsInProgress, carrierView, dialSettings, openCarrier,
   type CarrierInput, type CarrierRules, type CarrierView, type DialSettings, type OpenedCarrier,
 } from './carrier-settings'
+import { checkCarriers, dialPool, poolRows, poolView, strandedKinds, type CarrierRequest, type DialEntry, type PoolEntryInput, type PoolView } from './carrier-pool'
 import { invalid, notFound } from '../../errors'
 import type { Clock } from '../../jobs/clock'
 import { newId } from '../ids'
@@ -21,7 +22,11 @@ export interface OrgInput {
   webhook_endpoint_limit?: number
   outcome_labels?: Record<string, string>
   carrier?: CarrierInput
+  /** A pool instead of one `carrier` (docs/api.md): 1-4 entries, one per kind, each with a weight; [] back to the default. */
+  carriers?: PoolEntryInput[]
   recording_retention_days?: number
+  /** Days a caller ID far below its campaign's baseline is rested (0: never rested, only shown). */
+  caller_id_rest_days?: number
   /** USD per million tokens by model, for AI cost (null: none). */
   ai_prices?: AiPrices | null
 }
@@ -37,6 +42,7 @@ const DEFAULTS = {
   webhook_endpoint_limit: 16,
   // Recordings are kept 90 days unless the organization says otherwise.
   recording_retention_days: 90,
+  caller_id_rest_days: 7,
 }
 
 export function orgService(deps: {
@@ -48,27 +54,34 @@ export function orgService(deps: {
   /** Each carrier kind's settings rules (the carrier registry's). */
   carriers: CarrierRules
   transaction: <T>(work: () => T) => T
-  /** The organization's carrier calls not yet closed (up, or waiting for their recording). */
-  openCarrierCalls: (orgId: string) => number
+  /** The organization's carrier calls of a kind not yet closed (up, or waiting for their recording). */
+  openCarrierCalls: (orgId: string, kind: string) => number
   /** DIALER_CARRIER_ALLOW_PRIVATE: api_base_url may be a private address. */
   carrierAllowPrivate: boolean
 }) {
   const { orgs, clock, secrets, transaction, carriers } = deps
 
   /**
-   * Checks `carrier` (before anything is written) and returns how to store it, in the caller's
-   * transaction: refused (409) there if it changes what calls that are up rely on.
+   * Checks `carrier` or `carriers` (before anything is written) and returns how to store them, in
+   * the caller's transaction: refused (409) there if it changes what calls that are up rely on.
    */
-  function carrierChange(orgId: string, input: CarrierInput | undefined): (() => void) | null {
-    if (input === undefined) return null
-    const stored = orgs.carrier(orgId)
-    const checked = checkCarrier(carriers, input, stored, 'carrier', deps.carrierAllowPrivate)
-    const row = carrierRow(carriers, orgId, checked, stored, secrets, clock.now())
-    const guarded = changesPlacedCalls(carriers, stored, checked, secrets)
+  function carrierChange(orgId: string, input: OrgPatch): (() => void) | null {
+    if (input.carrier !== undefined && input.carriers !== undefined) {
+      throw invalid('Send either carrier (one carrier) or carriers (a pool), not both.', 'carriers')
+    }
+    const request: CarrierRequest | null = input.carrier !== undefined ? { carrier: input.carrier } : input.carriers !== undefined ? { carriers: input.carriers } : null
+    if (request === null) return null
+    const param = 'carrier' in request ? 'carrier' : 'carriers'
+    const stored = orgs.carrierRows(orgId)
+    const checked = checkCarriers(carriers, request, stored, deps.carrierAllowPrivate)
+    const rows = poolRows(carriers, orgId, checked, stored, secrets, clock.now())
+    const stranded = strandedKinds(carriers, stored, checked, secrets)
     return () => {
-      const up = guarded ? deps.openCarrierCalls(orgId) : 0
-      if (up > 0) throw callsInProgress(up, carriers.rulesOf(stored!.kind)?.inProgress)
-      if (row) orgs.putCarrier(row)
+      for (const kind of stranded) {
+        const up = deps.openCarrierCalls(orgId, kind)
+        if (up > 0) throw callsInProgress(up, carriers.rulesOf(kind)?.inProgress, param)
+      }
+      if (rows.length > 0) orgs.putCarriers(orgId, rows)
       else orgs.dropCarrier(orgId)
     }
   }
@@ -82,6 +95,9 @@ export function orgService(deps: {
       if (!isOutcome(outcome)) throw invalid(`"${outcome}" is not an outcome word.`, `outcome_labels.${label}`)
     }
     if (input.ai_prices !== undefined) checkAiPrices(input.ai_prices)
+    if (input.caller_id_rest_days !== undefined && (!Number.isInteger(input.caller_id_rest_days) || input.caller_id_rest_days < 0 || input.caller_id_rest_days > 90)) {
+      throw invalid('caller_id_rest_days must be a whole number of days from 0 to 90.', 'caller_id_rest_days')
+    }
   }
 
   return {
@@ -89,7 +105,7 @@ export function orgService(deps: {
       check(input)
       const now = clock.now()
       const id = newId()
-      const storeCarrier = carrierChange(id, input.carrier)
+      const storeCarrier = carrierChange(id, input)
       return transaction(() => {
         const row = orgs.insert({
           id,
@@ -102,6 +118,7 @@ export function orgService(deps: {
           outcomeLabels: input.outcome_labels ?? {},
           recordingRetentionDays: input.recording_retention_days ?? DEFAULTS.recording_retention_days,
           aiPrices: input.ai_prices ?? null,
+          callerIdRestDays: input.caller_id_rest_days ?? DEFAULTS.caller_id_rest_days,
           created: now,
           updated: now,
         })
@@ -113,7 +130,7 @@ export function orgService(deps: {
     update(id: string, patch: OrgPatch): OrgRow {
       check(patch)
       if (!orgs.get(id)) throw notFound('No such organization')
-      const storeCarrier = carrierChange(id, patch.carrier)
+      const storeCarrier = carrierChange(id, patch)
       const updated = transaction(() => {
         storeCarrier?.()
         return orgs.update(id, {
@@ -126,6 +143,7 @@ export function orgService(deps: {
           outcomeLabels: patch.outcome_labels,
           recordingRetentionDays: patch.recording_retention_days,
           aiPrices: patch.ai_prices,
+          callerIdRestDays: patch.caller_id_rest_days,
           updated: clock.now(),
         })
       })
@@ -144,28 +162,41 @@ export function orgService(deps: {
       return orgs.list(limit, startingAfter)
     },
 
-    /** The carrier as admin replies show it (never a secret). */
+    /** The carrier as admin replies show it (never a secret): a pool's first entry for a pool. */
     carrierView(orgId: string): CarrierView {
       return carrierView(carriers, orgs.carrier(orgId))
+    },
+
+    /** What admin replies show: `carrier` (one, or the default), or `carriers` (a pool, with weights). */
+    carrierFields(orgId: string): { carrier: CarrierView } | { carriers: PoolView[] } {
+      const rows = orgs.carrierRows(orgId)
+      return rows.length > 0 && rows[0]!.weight !== null ? { carriers: poolView(carriers, rows) } : { carrier: carrierView(carriers, rows[0]) }
     },
 
     /**
      * Every carrier the organization set, as reads show them, in its order: [] for the default
      * (the simulator), one with weight null for a single `carrier`, the pool's entries with their weights.
      */
-    carrierPool(orgId: string): (CarrierView & { weight: number | null })[] {
-      const row = orgs.carrier(orgId)
-      return row ? [{ ...carrierView(carriers, row), weight: row.weight }] : []
+    carrierPool(orgId: string): PoolView[] {
+      return poolView(carriers, orgs.carrierRows(orgId))
     },
 
-    /** The carrier a live call of the organization uses, secrets opened (throws SecretBoxError if the key changed). */
-    carrier(orgId: string): OpenedCarrier {
-      return openCarrier(carriers, orgs.carrier(orgId), secrets)
+    /** The settings a live call of the organization through `kind` uses, secrets opened (throws SecretBoxError if the key changed); null: it has no such carrier. */
+    carrier(orgId: string, kind?: string): OpenedCarrier | null {
+      const rows = orgs.carrierRows(orgId)
+      const row = kind === undefined ? rows[0] : rows.find((r) => r.kind === kind)
+      if (kind !== undefined && !row) return kind === carriers.defaultKind && rows.length === 0 ? { kind } : null
+      return openCarrier(carriers, row, secrets)
     },
 
     /** What a live dial decides with (no secret opened); null for the default carrier. */
     dialSettings(orgId: string): DialSettings | null {
       return dialSettings(carriers, orgs.carrier(orgId))
+    },
+
+    /** Every carrier a live dial may choose from, in the pool's order (no secret opened); [] for the default carrier. */
+    dialPool(orgId: string): DialEntry[] {
+      return dialPool(carriers, orgs.carrierRows(orgId))
     },
   }
 }

@@ -128,7 +128,8 @@ export function seatBoard(deps: SeatBoardDeps): SeatBoardService {
         const phone = normalizedOrNull(classifyPhone(body.phone))
         const person = phone ? personByPhone(campaign, phone, body.name) : null
         if (!phone || !person) throw invalid('No SDR or closer of this campaign has this phone; a seat is one of the campaign\u2019s people.', 'phone')
-        const choice = deps.carriers.forDial(campaign.orgId, true)
+        // A pool's first carrier: the campaign's answers dial through it to join the seat's conference.
+        const choice = deps.carriers.forDial(campaign.orgId, true, { seated: true })
         const from = chooseCallerId(choice.callerIds, phone)
         if (!choice.carrier.placeSeat || !from) {
           throw invalid('The organization has no live Twilio carrier with a caller ID: a seat\u2019s person is called through it. Set one with `dialer admin org carrier <org> --twilio ...`.')

@@ -4,12 +4,13 @@ import { readControl } from './control-messages'
 /**
  * What an agent's frame is to the relay. Media Streams messages Twilio takes from a server
  * (twilio.com/docs/voice/media-streams/websocket-messages: `media`, `mark`, `clear`) go on to
- * the carrier as the very bytes the agent sent; `dialer.*` ones are controls for the host;
+ * the carrier as the very bytes the agent sent (another carrier's dialect writes them in its own
+ * shapes from the payload and name, dialect.ts); `dialer.*` ones are controls for the host;
  * anything else is dropped and counted (Twilio ends a stream on a message it does not know).
  */
 export type AgentFrame =
-  | { kind: 'media'; raw: string; audioMs: number }
-  | { kind: 'mark'; raw: string }
+  | { kind: 'media'; raw: string; payload: string; audioMs: number }
+  | { kind: 'mark'; raw: string; name: string }
   | { kind: 'clear'; raw: string }
   | { kind: 'control'; control: SeatControl }
   | { kind: 'drop'; reason: AgentDropReason }
@@ -58,10 +59,10 @@ export function readAgentFrame(data: unknown): AgentFrame {
       const payload = isRecord(media) ? media.payload : undefined
       const bytes = typeof payload === 'string' ? base64Bytes(payload) : -1
       if (bytes <= 0) return { kind: 'drop', reason: 'bad_media' }
-      return { kind: 'media', raw: data, audioMs: bytes / MULAW_BYTES_PER_MS }
+      return { kind: 'media', raw: data, payload: payload as string, audioMs: bytes / MULAW_BYTES_PER_MS }
     }
     case 'mark':
-      return isRecord(frame.mark) && typeof frame.mark.name === 'string' ? { kind: 'mark', raw: data } : { kind: 'drop', reason: 'malformed_frame' }
+      return isRecord(frame.mark) && typeof frame.mark.name === 'string' ? { kind: 'mark', raw: data, name: frame.mark.name } : { kind: 'drop', reason: 'malformed_frame' }
     case 'clear':
       return { kind: 'clear', raw: data }
     default: {

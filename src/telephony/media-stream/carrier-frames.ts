@@ -15,7 +15,11 @@ export type CarrierFrame =
   | { kind: 'mark'; raw: string; name: string }
   | { kind: 'stop'; raw: string }
   | { kind: 'other'; raw: string }
-  | { kind: 'drop'; reason: 'carrier_not_json' | 'carrier_too_large' }
+  | { kind: 'drop'; reason: CarrierDropReason }
+  /** A `start` the relay cannot serve (a dialect's: audio the agent could not hear): the stream closes. */
+  | { kind: 'refused'; reason: 'carrier_media_format' }
+
+export type CarrierDropReason = 'carrier_not_json' | 'carrier_too_large' | 'carrier_unknown_event' | 'carrier_other_track'
 
 export interface StreamStart {
   token: string

@@ -3,9 +3,9 @@ import type { AiUsage } from '../call-values'
 
 /**
  * The AI seat (docs/agents.md): a person who answers an AI-seated campaign's call is streamed
- * to the campaign's agent. The relay (relay.ts) speaks Twilio's Media Streams protocol on both
- * sides and knows no carrier; a carrier that seats calls implements SeatHost and hands each
- * incoming stream socket to the relay.
+ * to the campaign's agent. The relay (relay.ts) speaks Twilio's Media Streams protocol to the
+ * agent and the carrier's through its dialect (dialect.ts); a carrier that seats calls implements
+ * SeatHost and hands each incoming stream socket to a relay built with its dialect.
  */
 
 /**
@@ -110,7 +110,7 @@ export interface StreamSocket {
 
 /** What the relay counts for GET /metrics (src/http/metrics.ts). */
 export interface SeatMetrics {
-  /** A frame dropped: not_json, too_large, bad_media, unknown_event, malformed_control, unknown_outcome, malformed_frame, ahead_of_time, carrier_not_json, carrier_too_large, agent_not_open; or a stream refused: refused_stream, no_start. */
+  /** A frame dropped: not_json, too_large, bad_media, unknown_event, malformed_control, unknown_outcome, malformed_frame, ahead_of_time, carrier_not_json, carrier_too_large, carrier_unknown_event, carrier_other_track, agent_not_open; or a stream refused: refused_stream, no_start, carrier_media_format. */
   dropped(reason: string): void
   /** A control message applied (or ignored as a repeat), by event. */
   control(event: SeatControlEvent, applied: boolean): void
@@ -118,6 +118,13 @@ export interface SeatMetrics {
   failed(failure: SeatFailure): void
   /** Seats relaying right now. */
   open(delta: 1 | -1): void
+}
+
+/** Real-time clock and timers (never the service's scheduler: a fake service clock must not stretch a seat's deadlines). */
+export interface RelayTimers {
+  now(): number
+  set(run: () => void, ms: number): unknown
+  clear(handle: unknown): void
 }
 
 /** The largest agent frame accepted (bigger ones are dropped and counted). */

@@ -1,4 +1,5 @@
 import type { AgentHooks, SeatAgent, SeatHost, SeatMetrics, SeatRelay, SeatSession, StreamSocket } from './contract'
+import { twilioDialect, type StreamDialect } from './dialect'
 import { Session, type AgentSocket, type RelayTimers } from './seat-session'
 
 export type { AgentSocket, RelayTimers } from './seat-session'
@@ -17,6 +18,8 @@ export interface SeatRelayDeps {
   connectAgent?: (agent: SeatAgent, hooks: AgentHooks) => AgentSocket
   /** Real-time timers (default: performance.now and setTimeout); tests pass their own. */
   timers?: RelayTimers
+  /** The carrier's stream protocol (default Twilio's: frames pass both ways as sent). */
+  dialect?: StreamDialect
 }
 
 const realTimers: RelayTimers = {
@@ -33,7 +36,8 @@ const bunAgent = (agent: SeatAgent): AgentSocket => {
 
 /**
  * The relay between carriers' stream sockets and the campaigns' agents (docs/telephony.md "The
- * AI seat: the relay"). It knows no carrier: the host admits streams and applies what happens.
+ * AI seat: the relay"). It knows no carrier: the host admits streams and applies what happens,
+ * the dialect reads and writes the carrier's frames (the agent always sees Twilio's).
  */
 export function createSeatRelay(deps: SeatRelayDeps): SeatRelay {
   const waiting = new Set<Session>()
@@ -54,6 +58,7 @@ export function createSeatRelay(deps: SeatRelayDeps): SeatRelay {
     metrics: deps.metrics,
     connectAgent: deps.connectAgent ?? bunAgent,
     timers: deps.timers ?? realTimers,
+    dialect: deps.dialect ?? twilioDialect,
     room: () => seats.size < MAX_SEATS,
     seat(session: Session, callId: string): void {
       leaveWaiting(session)

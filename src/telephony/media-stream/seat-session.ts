@@ -1,7 +1,8 @@
 import { readAgentFrame, type AgentFrame } from './agent-frames'
 import { AudioAccount } from './audio-account'
-import { agentStart, readCarrierFrame, type CarrierFrame, type StreamStart } from './carrier-frames'
-import type { AgentHooks, SeatAgent, SeatControl, SeatFailure, SeatHost, SeatMetrics, SeatSession, SeatTicket, StreamSocket } from './contract'
+import { agentStart, type CarrierFrame, type StreamStart } from './carrier-frames'
+import type { AgentHooks, RelayTimers, SeatAgent, SeatControl, SeatFailure, SeatHost, SeatMetrics, SeatSession, SeatTicket, StreamSocket } from './contract'
+import type { CarrierReader, StreamDialect } from './dialect'
 
 /** The agent's side of a seat: Bun's WebSocket client fits (tests pass an in-memory one). */
 export interface AgentSocket {
@@ -24,14 +25,9 @@ export interface InProcessAgentSocket extends AgentSocket {
   onframe: ((frame: AgentFrame) => void) | null
 }
 
-const inProcess = (agent: AgentSocket): agent is InProcessAgentSocket => 'receive' in agent && 'onframe' in agent
+export type { RelayTimers } from './contract'
 
-/** Real-time clock and timers (never the service's scheduler: a fake service clock must not stretch a seat's deadlines). */
-export interface RelayTimers {
-  now(): number
-  set(run: () => void, ms: number): unknown
-  clear(handle: unknown): void
-}
+const inProcess = (agent: AgentSocket): agent is InProcessAgentSocket => 'receive' in agent && 'onframe' in agent
 
 /** A stream that sends no valid `start` within this is closed. */
 export const START_WITHIN_MS = 5_000
@@ -49,6 +45,8 @@ export interface SessionParts {
   metrics: SeatMetrics | undefined
   connectAgent: (agent: SeatAgent, hooks: AgentHooks) => AgentSocket
   timers: RelayTimers
+  /** The carrier's stream protocol (the agent always sees Twilio's). */
+  dialect: StreamDialect
   /** Whether the relay has room for another seat (when full a stream is refused before the host reads its token). */
   room(): boolean
   /** The host admitted the stream: the relay books its seat. */
@@ -75,8 +73,10 @@ export class Session implements SeatSession {
   private carrierClosed = false
   private timer: unknown = null
   private readonly audio = new AudioAccount()
+  private readonly reader: CarrierReader
 
   constructor(private readonly carrier: StreamSocket, private readonly parts: SessionParts) {
+    this.reader = parts.dialect.reader((frame) => this.onFrame(frame), parts.timers)
     this.timer = parts.timers.set(() => {
       if (this.stage !== 'waiting') return
       parts.metrics?.dropped('no_start')
@@ -93,17 +93,22 @@ export class Session implements SeatSession {
   }
 
   message(data: string): void {
+    if (this.stage !== 'closed') this.reader.read(data)
+  }
+
+  private onFrame(frame: CarrierFrame): void {
     if (this.stage === 'closed') return
-    const frame = readCarrierFrame(data)
     if (frame.kind === 'drop') return this.parts.metrics?.dropped(frame.reason)
     if (this.stage === 'waiting') {
       if (frame.kind === 'connected') this.connectedFrame = frame.raw
       else if (frame.kind === 'start') this.admit(frame.start)
+      else if (frame.kind === 'refused') this.refuse(frame.reason)
       return
     }
     switch (frame.kind) {
       case 'connected':
       case 'start':
+      case 'refused':
         return
       case 'dtmf':
         // The lead's 9 opts out (47 CFR 64.1200(b)(3)) and is not passed on.
@@ -136,15 +141,18 @@ export class Session implements SeatSession {
     } catch {}
   }
 
+  private refuse(reason: string): void {
+    this.parts.timers.clear(this.timer)
+    this.parts.metrics?.dropped(reason)
+    this.closeCarrier()
+  }
+
   private admit(start: StreamStart): void {
     this.parts.timers.clear(this.timer)
     const ticket = start.token === '' || !this.parts.room()
       ? null
       : this.parts.host.admit({ token: start.token, callSid: start.callSid, streamSid: start.streamSid })
-    if (!ticket) {
-      this.parts.metrics?.dropped('refused_stream')
-      return this.closeCarrier()
-    }
+    if (!ticket) return this.refuse('refused_stream')
     this.ticket = ticket
     this.parts.seat(this, ticket.callId)
     this.stage = 'seated'
@@ -209,7 +217,7 @@ export class Session implements SeatSession {
       case 'media': {
         const now = this.parts.timers.now()
         if (!this.audio.take(frame.audioMs, now)) return this.parts.metrics?.dropped('ahead_of_time')
-        this.toCarrier(frame.raw)
+        this.toCarrier(this.parts.dialect.toCarrier(frame))
         if (!this.heardMedia) {
           this.heardMedia = true
           this.parts.host.firstAudio(this.ticket!.callId, Math.round(now - this.startedAt))
@@ -217,10 +225,10 @@ export class Session implements SeatSession {
         return
       }
       case 'mark':
-        return this.toCarrier(frame.raw)
+        return this.toCarrier(this.parts.dialect.toCarrier(frame))
       case 'clear':
         this.audio.reset(this.parts.timers.now())
-        return this.toCarrier(frame.raw)
+        return this.toCarrier(this.parts.dialect.toCarrier(frame))
       case 'control':
         return this.applyControl(frame.control)
       case 'drop':
@@ -235,7 +243,7 @@ export class Session implements SeatSession {
     // A decision: what the agent already sent plays first, then the stream closes.
     this.stage = 'ending'
     this.parts.timers.clear(this.timer)
-    this.toCarrier(JSON.stringify({ event: 'mark', streamSid: this.streamSid, mark: { name: END_MARK } }))
+    this.toCarrier(this.parts.dialect.mark(this.streamSid, END_MARK))
     const wait = Math.min(this.audio.queuedMs(this.parts.timers.now()) + END_MARK_GRACE_MS, END_MARK_MAX_MS)
     this.timer = this.parts.timers.set(() => this.closeCarrier(), wait)
   }
@@ -255,7 +263,7 @@ export class Session implements SeatSession {
 
   /** Failures and the lead's 9: Twilio's buffer is emptied and the stream closes at once. */
   private cutOff(): void {
-    this.toCarrier(JSON.stringify({ event: 'clear', streamSid: this.streamSid }))
+    this.toCarrier(this.parts.dialect.clear(this.streamSid))
     this.closeCarrier()
   }
 
@@ -273,6 +281,7 @@ export class Session implements SeatSession {
     const wasSeated = this.stage === 'seated' || this.stage === 'ending'
     this.stage = 'closed'
     this.parts.timers.clear(this.timer)
+    this.reader.close()
     this.held = []
     if (this.agent) {
       const agent = this.agent

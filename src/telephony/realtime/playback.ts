@@ -208,7 +208,7 @@ export class Playback {
     this.playsUntil = Math.max(now, this.playsUntil) + chunk.ms
     const name = `rt-${++this.markSeq}`
     this.marks.set(name, { itemId: chunk.itemId, endMs: chunk.endMs })
-    this.out.carrier({ kind: 'media', raw: JSON.stringify({ event: 'media', streamSid: this.streamSid, media: { payload: chunk.payload } }), audioMs: chunk.ms })
-    this.out.carrier({ kind: 'mark', raw: JSON.stringify({ event: 'mark', streamSid: this.streamSid, mark: { name } }) })
+    this.out.carrier({ kind: 'media', raw: JSON.stringify({ event: 'media', streamSid: this.streamSid, media: { payload: chunk.payload } }), payload: chunk.payload, audioMs: chunk.ms })
+    this.out.carrier({ kind: 'mark', raw: JSON.stringify({ event: 'mark', streamSid: this.streamSid, mark: { name } }), name })
   }
 }

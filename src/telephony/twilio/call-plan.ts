@@ -131,6 +131,8 @@ export interface CarrierState {
   announcedAt?: number
   /** Unix ms Twilio answered: its fetch of the answer TwiML, or the in-progress status if that came first (the ledger's answered_at). */
   answeredAt?: number
+  /** A hang-up was asked before the carrier named the call (Telnyx names it in its first callback): sent then. */
+  hangUpOwed?: boolean
   /** power/predictive: where the answer put the lead (absent until then, and on bridge calls). */
   seated?: SeatedCall
   /** AI-seated campaigns: the seat (absent until a person is served it, and on other calls). */

@@ -8,7 +8,7 @@ import { formParams, validateTwilioRequest } from './signature'
  * status, callbacks by step, refusals, time to answer) and the log line of a refused one.
  */
 
-export type RefusalReason = 'unknown_call' | 'signature' | 'account'
+export type RefusalReason = 'unknown_call' | 'signature' | 'account' | 'stale'
 
 /** A URL as logged: user:password@ in it, if any, left out. */
 export const withoutUserInfo = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1').slice(0, 500)
@@ -17,9 +17,11 @@ export const withoutUserInfo = (url: string): string => url.replace(/^([a-z][a-z
  * A refused callback (403), logged with the URL its signature was checked against
  * (DIALER_PUBLIC_URL plus the path: what Twilio must have signed), never the signature or a token.
  */
-export function refuseCallback(metrics: CarrierMetrics | undefined, input: { callId: string; step: string; url: string }, reason: RefusalReason): { status: 403; twiml: null } {
+export function refuseCallback(
+  metrics: CarrierMetrics | undefined, input: { callId: string; step: string; url: string }, reason: RefusalReason, carrier = 'twilio',
+): { status: 403; twiml: null } {
   metrics?.refused(reason)
-  logger.warn('twilio_callback_refused', { call_id: input.callId.slice(0, 64), step: input.step, reason, url: withoutUserInfo(input.url) })
+  logger.warn(`${carrier}_callback_refused`, { call_id: input.callId.slice(0, 64), step: input.step, reason, url: withoutUserInfo(input.url) })
   return { status: 403, twiml: null }
 }
 

@@ -215,10 +215,10 @@ function reportOf(ctx: StepContext, state: CarrierState, ended: Extract<Effect, 
       return { ...base, outcome: 'busy', note: 'The line was busy.' }
     case 'failed':
       if (ended.unreachable) {
-        const note = 'Twilio ended the call while the service was unreachable: it answered, but the call\u2019s instructions could not be fetched.'
+        const note = `${ctx.label ?? 'Twilio'} ended the call while the service was unreachable: it answered, but the call\u2019s instructions could not be fetched.`
         return { ...base, outcome: 'failed', note, carrierFault: 'unavailable' }
       }
-      return { ...base, outcome: 'failed', note: 'Twilio could not connect the call (CallStatus failed).' }
+      return { ...base, outcome: 'failed', note: `${ctx.label ?? 'Twilio'} could not connect the call (CallStatus failed).` }
     case 'completed':
       break
   }
@@ -251,6 +251,6 @@ function onRecording(ctx: StepContext, state: CarrierState, params: Record<strin
     const next: CarrierState = { ...state, recordingAbsent: true }
     return { state: next.pendingEnd ? tellEnded(ctx, next, next.pendingEnd) : next, twiml: null, actions: [] }
   }
-  if (params.RecordingStatus !== 'completed' || !/^RE[0-9a-fA-F]{32}$/.test(sid) || state.recordingSid !== null) return { state, twiml: null, actions: [] }
+  if (params.RecordingStatus !== 'completed' || !(ctx.recordingSid ?? /^RE[0-9a-fA-F]{32}$/).test(sid) || state.recordingSid !== null) return { state, twiml: null, actions: [] }
   return { state: { ...state, recordingSid: sid }, twiml: null, actions: [{ type: 'download-recording', recordingSid: sid }] }
 }

@@ -7,9 +7,9 @@ export function failedReport(note: string, fault: CallReport['carrierFault']): C
 }
 
 /** What a failed REST request to Twilio tells the call's note. */
-export function noteOf(failure: TwilioFailure): string {
+export function noteOf(failure: TwilioFailure, label = 'Twilio'): string {
   const code = failure.code !== null ? ` (error ${failure.code})` : failure.status !== null ? ` (HTTP ${failure.status})` : ''
-  const what = failure.kind === 'throttled' ? 'Twilio is at its limit of calls (429); the lead is tried again later'
-    : failure.kind === 'rejected' ? 'Twilio refused the call' : 'Twilio could not be reached'
+  const what = failure.kind === 'throttled' ? `${label} is at its limit of calls (429); the lead is tried again later`
+    : failure.kind === 'rejected' ? `${label} refused the call` : `${label} could not be reached`
   return `${what}${code}: ${failure.message}`.slice(0, 500)
 }

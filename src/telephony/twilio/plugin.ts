@@ -3,7 +3,8 @@ import { carrierPlugin } from '../plugin'
 import { twilioCallbackRoutes } from './callback-routes'
 import { warnIfLoopback } from './public-url'
 import { accountOf, twilioCli, twilioRules, twilioSettings } from './settings'
-import { SeatedTwilioCarrier } from './seat-carrier'
+import { SeatedCallEngine } from './seat-carrier'
+import { twilioWire } from './twilio-wire'
 import { twilioSeatRoutes } from './seat-callback-routes'
 import { twilioInboundRoutes } from './inbound-routes'
 import { twilioStreamRoutes } from './stream-routes'
@@ -15,11 +16,11 @@ export const twilioPlugin = carrierPlugin({
   cli: twilioCli,
   create: (ports) => {
     if (ports.kindInUse?.('twilio')) warnIfLoopback(ports.publicUrl)
-    return new SeatedTwilioCarrier({
+    const account = (orgId: string) => accountOf(ports.settingsOf(orgId, 'twilio'))
+    return new SeatedCallEngine({
       store: ports.store,
       transaction: ports.transaction,
       afterDurable: ports.afterDurable,
-      account: (orgId) => accountOf(ports.settingsOf(orgId)),
       publicUrl: ports.publicUrl,
       recordings: ports.recordings,
       clock: ports.clock,
@@ -31,7 +32,7 @@ export const twilioPlugin = carrierPlugin({
       streamKey: ports.streamKey,
       realtimeAgentOf: ports.realtimeAgentOf,
       seatMetrics: ports.seatMetrics,
-    })
+    }, twilioWire(account))
   },
   // Callbacks of the calls it places (leads' and seats'), incoming calls to the organizations' numbers, and the AI seat's stream sockets.
   routes: (twilio, door) => new Elysia().use(twilioCallbackRoutes(twilio, door)).use(twilioInboundRoutes(twilio, door)).use(twilioSeatRoutes(twilio, door)).use(twilioStreamRoutes(twilio.relay, door)),

@@ -5,7 +5,7 @@ import type { CallEvents } from '../carrier'
 import type { CarrierCallPort, CarrierCallRecord, RecordingStorage } from '../ports'
 import { callbackUrl, type CarrierState } from './call-plan'
 import { tellEnded } from './callback-steps'
-import { RECORDING_STATUS_EVENTS, type TwilioAccount, type TwilioRestClient } from './rest-client'
+import type { CallRest } from './wire'
 
 /**
  * A call's recording: downloaded from Twilio with the account's credentials and stored, then
@@ -18,8 +18,12 @@ export const DELETE_RETRIES_MS = [5_000, 30_000, 120_000]
 
 export interface RecordingCopyDeps {
   store: CarrierCallPort
-  account: (orgId: string) => TwilioAccount | null
-  client: (account: TwilioAccount) => TwilioRestClient
+  /** The organization's REST client (null: no account of the carrier's kind). */
+  rest: (orgId: string) => CallRest | null
+  /** A callback URL the engine built, as the carrier's. */
+  url: (url: string) => string
+  /** The carrier's kind, in log lines. */
+  label: string
   scheduler: Scheduler
   clock: Clock
   transaction: <T>(work: () => T) => T
@@ -34,12 +38,12 @@ export interface RecordingCopyDeps {
 /** GET the audio, store it, tell the service (and end a call that waited for it), then delete Twilio's copy. */
 export async function downloadRecording(deps: RecordingCopyDeps, callId: string, recordingSid: string, attempt: number): Promise<void> {
   const row = deps.store.get(callId)
-  const account = row ? deps.account(row.orgId) : null
-  if (!row || !account) return
-  const audio = await deps.client(account).downloadRecording(recordingSid)
+  const rest = row ? deps.rest(row.orgId) : null
+  if (!row || !rest) return
+  const audio = await rest.downloadRecording(recordingSid)
   if (deps.stopped()) return
   if (!audio.ok) {
-    logger.warn('twilio_recording_download_failed', { call_id: callId, attempt: attempt + 1, kind: audio.error.kind, status: audio.error.status })
+    logger.warn(`${deps.label}_recording_download_failed`, { call_id: callId, attempt: attempt + 1, kind: audio.error.kind, status: audio.error.status })
     const delay = DOWNLOAD_RETRIES_MS[attempt]
     if (delay !== undefined && audio.error.kind !== 'rejected') deps.scheduler.at(deps.clock.now() + delay, () => void downloadRecording(deps, callId, recordingSid, attempt + 1))
     return
@@ -60,11 +64,11 @@ export async function deleteTwilioCopy(deps: RecordingCopyDeps, callId: string, 
   const row = deps.store.get(callId)
   const state = row?.state as CarrierState | undefined
   if (!row || state?.twilioCopy !== 'delete' || state.recordingSid === null) return
-  const account = deps.account(row.orgId)
-  const result = account ? await deps.client(account).deleteRecording(state.recordingSid) : null
+  const rest = deps.rest(row.orgId)
+  const result = rest ? await rest.deleteRecording(state.recordingSid) : null
   if (deps.stopped()) return
   if (!result?.ok) {
-    logger.warn('twilio_recording_delete_failed', { call_id: callId, attempt: attempt + 1, kind: result?.error.kind ?? 'no_account', status: result?.error.status ?? null })
+    logger.warn(`${deps.label}_recording_delete_failed`, { call_id: callId, attempt: attempt + 1, kind: result?.error.kind ?? 'no_account', status: result?.error.status ?? null })
     const delay = DELETE_RETRIES_MS[attempt]
     if (delay !== undefined) deps.scheduler.at(deps.clock.now() + delay, () => void deleteTwilioCopy(deps, callId, attempt + 1))
     else deps.transaction(() => deps.store.update(callId, { updated: deps.clock.now() }))
@@ -79,11 +83,11 @@ export async function deleteTwilioCopy(deps: RecordingCopyDeps, callId: string, 
 /** The notice has played: record the live call from now on (consent-steps.ts). Refused (the call ended meanwhile): no recording to wait for. */
 export async function startRecording(deps: RecordingCopyDeps, publicUrl: string, callId: string): Promise<void> {
   const row = deps.store.get(callId)
-  const account = row ? deps.account(row.orgId) : null
-  if (!row?.carrierCallId || !account) return
-  const started = await deps.client(account).startRecording(row.carrierCallId, { statusCallback: callbackUrl(publicUrl, callId, 'recording'), events: RECORDING_STATUS_EVENTS })
+  const rest = row ? deps.rest(row.orgId) : null
+  if (!row?.carrierCallId || !rest) return
+  const started = await rest.startRecording(row.carrierCallId, deps.url(callbackUrl(publicUrl, callId, 'recording')))
   if (deps.stopped() || started.ok) return
-  logger.warn('twilio_recording_start_failed', { call_id: callId, kind: started.error.kind, status: started.error.status, code: started.error.code })
+  logger.warn(`${deps.label}_recording_start_failed`, { call_id: callId, kind: started.error.kind, status: started.error.status, code: started.error.code })
   deps.transaction(() => {
     const current = deps.store.get(callId)!
     let state: CarrierState = { ...(current.state as CarrierState), recordingAbsent: true }

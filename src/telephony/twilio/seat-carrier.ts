@@ -1,11 +1,11 @@
 import { logger } from '../../log'
 import type { SeatLegRequest } from '../carrier'
 import type { SeatLegPort } from '../ports'
-import { refuseCallback, timed, verifiedParams } from './callback-audit'
-import { FloorTwilioCarrier } from './inbound-carrier'
-import { TwilioRestClient, type TwilioAccount } from './rest-client'
+import { refuseCallback, timed } from './callback-audit'
+import { FloorCallEngine } from './inbound-carrier'
 import { runSeatStep, SEAT_RING_SECONDS, SEAT_STEPS, seatUrl, type SeatStep } from './seat-steps'
 import type { CallbackReply } from './twilio-carrier'
+import type { CallRest } from './wire'
 
 /** A signed callback of a seat's leg (seat-routes.ts). */
 export interface SeatCallbackInput {
@@ -15,16 +15,15 @@ export interface SeatCallbackInput {
   url: string
   body: string
   signature: string | null
+  timestamp?: string | null
 }
 
-const CALL_SID = /^CA[0-9a-fA-F]{32}$/
-
 /**
- * The Twilio carrier with seats' own legs (docs/telephony.md "Seats"): the person's call placed
+ * The call engine with seats' own legs (docs/telephony.md "Seats"): the person's call placed
  * once the seat is committed, its signed callbacks (seat-steps.ts) moving the seat through the
  * board's port, and a hang-up when the seat is ended.
  */
-export class SeatedTwilioCarrier extends FloorTwilioCarrier {
+export class SeatedCallEngine extends FloorCallEngine {
   private seatsStopped = false
 
   override stop(): void {
@@ -40,18 +39,20 @@ export class SeatedTwilioCarrier extends FloorTwilioCarrier {
   async placeSeatLeg(request: SeatLegRequest): Promise<void> {
     const legs = this.deps.seatLegs
     if (!legs) return
-    const account = this.deps.account(request.orgId)
-    if (!account) return this.seatFailed(legs, request.seatId, 'no_account')
-    const url = (step: SeatStep) => seatUrl(this.deps.publicUrl, request.seatId, step)
-    const created = await this.restOf(account).createCall({
+    const rest = this.wire.rest(request.orgId)
+    if (!rest) return this.seatFailed(legs, request.seatId, 'no_account')
+    const url = (step: SeatStep) => this.wire.url(seatUrl(this.deps.publicUrl, request.seatId, step))
+    const created = await rest.createCall({
       to: request.to, from: request.from, url: url('answer'), statusCallback: url('status'), machineDetection: false, record: false, timeoutSeconds: SEAT_RING_SECONDS,
     })
     if (this.seatsStopped) return
     if (!created.ok) {
-      logger.warn('twilio_seat_call_failed', { seat_id: request.seatId, kind: created.error.kind, status: created.error.status, code: created.error.code })
+      logger.warn(`${this.name}_seat_call_failed`, { seat_id: request.seatId, kind: created.error.kind, status: created.error.status, code: created.error.code })
       return this.seatFailed(legs, request.seatId, created.error.kind)
     }
     const sid = created.value.sid
+    // Telnyx names the leg in its first callback: the seat's callbacks adopt it (and hang up a seat ended meanwhile).
+    if (sid === null) return
     const endedMeanwhile = this.deps.transaction(() => {
       const leg = legs.get(request.seatId)
       if (!leg) return false
@@ -59,30 +60,26 @@ export class SeatedTwilioCarrier extends FloorTwilioCarrier {
       if (leg.carrierCallId === null) legs.save(request.seatId, { carrierCallId: sid })
       return leg.state === 'ended'
     })
-    // Ended while its call was being placed (DELETE): hung up now that Twilio named it.
-    if (endedMeanwhile) this.deps.afterDurable(() => void this.hangUpSeat(account, request.seatId, sid))
+    // Ended while its call was being placed (DELETE): hung up now that the carrier named it.
+    if (endedMeanwhile) this.deps.afterDurable(() => void this.hangUpSeat(rest, request.seatId, sid))
   }
 
   endSeat(seat: { seatId: string; orgId: string; carrierCallId: string | null }): void {
-    const account = this.deps.account(seat.orgId)
-    // Not named yet: placeSeatLeg hangs it up when the create reply comes.
-    if (!account || !seat.carrierCallId) return
-    void this.hangUpSeat(account, seat.seatId, seat.carrierCallId)
+    const rest = this.wire.rest(seat.orgId)
+    // Not named yet: placeSeatLeg (or the leg's first callback) hangs it up once it is.
+    if (!rest || !seat.carrierCallId) return
+    void this.hangUpSeat(rest, seat.seatId, seat.carrierCallId)
   }
 
-  private async hangUpSeat(account: TwilioAccount, seatId: string, sid: string): Promise<void> {
+  private async hangUpSeat(rest: CallRest, seatId: string, sid: string): Promise<void> {
     // completed hangs up a call in progress and one still ringing (twilio.com/docs/voice/api/call-resource#update-a-call-resource).
-    const result = await this.restOf(account).updateCall(sid, { status: 'completed' })
-    if (!result.ok) logger.warn('twilio_seat_hangup_failed', { seat_id: seatId, kind: result.error.kind, status: result.error.status, code: result.error.code })
+    const result = await rest.updateCall(sid, { status: 'completed' })
+    if (!result.ok) logger.warn(`${this.name}_seat_hangup_failed`, { seat_id: seatId, kind: result.error.kind, status: result.error.status, code: result.error.code })
   }
 
   private seatFailed(legs: SeatLegPort, seatId: string, why: string): void {
-    logger.warn('twilio_seat_not_placed', { seat_id: seatId, reason: why })
+    logger.warn(`${this.name}_seat_not_placed`, { seat_id: seatId, reason: why })
     this.deps.transaction(() => legs.ended(seatId, 'failed', this.deps.clock.now()))
-  }
-
-  private restOf(account: TwilioAccount): TwilioRestClient {
-    return new TwilioRestClient(account, this.deps.rest)
   }
 
   /**
@@ -95,30 +92,41 @@ export class SeatedTwilioCarrier extends FloorTwilioCarrier {
       const step = input.step as SeatStep
       const legs = this.deps.seatLegs
       const leg = legs?.get(input.seatId)
-      const account = leg ? this.deps.account(leg.orgId) : null
       const refused = { callId: input.seatId, step: `seat-${step}`, url: input.url }
-      if (!legs || !leg || !account) return refuseCallback(this.deps.metrics, refused, 'unknown_call')
-      const checked = verifiedParams(account, input)
-      if ('refused' in checked) return refuseCallback(this.deps.metrics, refused, checked.refused)
+      if (!legs || !leg) return refuseCallback(this.deps.metrics, refused, 'unknown_call', this.name)
+      const checked = this.wire.verify(leg.orgId, input)
+      if ('refused' in checked) {
+        if (checked.refused === 'replay') return this.replayed(checked.key)
+        return refuseCallback(this.deps.metrics, refused, checked.refused, this.name)
+      }
       const params = checked.params
       this.deps.metrics?.callback(`seat-${step}`)
-      return this.deps.transaction((): CallbackReply => {
+      let hangUp: { rest: CallRest; sid: string } | null = null
+      const reply = this.deps.transaction((): CallbackReply => {
         const current = legs.get(input.seatId)!
         const sid = params.CallSid
         // The room's callbacks name whichever participant moved; the leg's own carry its CallSid.
         if (step !== 'conference') {
-          if (sid === undefined || !CALL_SID.test(sid) || (current.carrierCallId !== null && current.carrierCallId !== sid)) return { status: 200, twiml: null }
-          if (current.carrierCallId === null) legs.save(input.seatId, { carrierCallId: sid })
+          if (sid === undefined || !this.wire.callSid.test(sid) || (current.carrierCallId !== null && current.carrierCallId !== sid)) return { status: 200, twiml: null }
+          if (current.carrierCallId === null) {
+            legs.save(input.seatId, { carrierCallId: sid })
+            // Ended before the carrier named its leg: hung up now.
+            const rest = current.state === 'ended' ? this.wire.rest(current.orgId) : null
+            if (rest) hangUp = { rest, sid }
+          }
         }
-        const result = runSeatStep(this.deps.publicUrl, current, step, params)
+        const result = runSeatStep(this.deps.publicUrl, current, step, params, this.wire.conferenceSid)
         if (result.state !== current.carrierState || result.conferenceSid) {
           legs.save(input.seatId, { carrierState: result.state, ...(result.conferenceSid ? { conferenceSid: result.conferenceSid } : {}) })
         }
         const now = this.deps.clock.now()
         if (result.move?.kind === 'sat') legs.sat(input.seatId, now)
         else if (result.move?.kind === 'ended') legs.ended(input.seatId, result.move.reason, now)
-        return { status: 200, twiml: result.twiml }
+        return { status: 200, twiml: result.twiml === null ? null : this.wire.markup(result.twiml) }
       })
+      const owed = hangUp as { rest: CallRest; sid: string } | null
+      if (owed) this.deps.afterDurable(() => void this.hangUpSeat(owed.rest, input.seatId, owed.sid))
+      return this.remember(checked.key, reply)
     })
   }
 }

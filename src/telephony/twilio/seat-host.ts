@@ -22,6 +22,8 @@ export interface SeatHostDeps {
   streamKey?: Uint8Array
   /** The carrier's kind: a row of another carrier is never this host's. */
   carrier: string
+  /** Its call ids (absent: Twilio's CA…). */
+  callSid?: RegExp
   events: () => CallEvents
   /** An openai_realtime seat's key and prompt, read at its stream's start (absent or null: the call is taken back). */
   realtimeAgentOf?: CarrierPorts['realtimeAgentOf']
@@ -40,7 +42,7 @@ export class TwilioSeatHost implements SeatHost {
   admit(stream: { token: string; callSid: string; streamSid: string }): SeatTicket | null {
     const key = this.deps.streamKey
     const claim = key ? readStreamToken(key, stream.token, this.deps.clock.now()) : null
-    if (!claim || !CALL_SID.test(stream.callSid)) return this.refused('token', claim?.callId)
+    if (!claim || !(this.deps.callSid ?? CALL_SID).test(stream.callSid)) return this.refused('token', claim?.callId)
     return this.deps.transaction(() => {
       const row = this.deps.store.get(claim.callId)
       if (!row || row.orgId !== claim.orgId || row.carrier !== this.deps.carrier) return this.refused('unknown_call', claim.callId)

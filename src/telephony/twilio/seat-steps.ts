@@ -40,7 +40,7 @@ export const sitPrompt = (campaignName: string): string =>
   `This is the dialer for ${campaignName || 'your campaign'}. Press 1 to take your seat and wait for leads.`
 
 /** One callback of a seat's leg, already checked (signature, account, CallSid): the reply and what changes. */
-export function runSeatStep(publicUrl: string, leg: SeatLegRecord, step: SeatStep, params: Record<string, string>): SeatStepResult {
+export function runSeatStep(publicUrl: string, leg: SeatLegRecord, step: SeatStep, params: Record<string, string>, conferenceSid = CONFERENCE_SID): SeatStepResult {
   const state = (leg.carrierState ?? {}) as SeatLegState
   const room = () => seatConference(`seat-${leg.seatId}`, seatUrl(publicUrl, leg.seatId, 'conference'))
   const same = (twiml: string | null): SeatStepResult => ({ twiml, state, move: null })
@@ -71,7 +71,7 @@ export function runSeatStep(publicUrl: string, leg: SeatLegRecord, step: SeatSte
     case 'conference': {
       const sid = params.ConferenceSid ?? ''
       const ours = params.FriendlyName === undefined || params.FriendlyName === `seat-${leg.seatId}`
-      if (params.StatusCallbackEvent === 'conference-start' && CONFERENCE_SID.test(sid) && ours) return { twiml: null, state, conferenceSid: sid, move: null }
+      if (params.StatusCallbackEvent === 'conference-start' && conferenceSid.test(sid) && ours) return { twiml: null, state, conferenceSid: sid, move: null }
       return same(null)
     }
   }

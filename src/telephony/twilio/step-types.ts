@@ -28,6 +28,10 @@ export interface StepContext {
   orgId?: string
   /** Signs the AI seat's stream tokens (absent: a seat cannot be served; the call is taken back). */
   streamKey?: Uint8Array
+  /** The carrier's name in notes (absent: Twilio). */
+  label?: string
+  /** Its recordings' ids (absent: Twilio's RE…). */
+  recordingSid?: RegExp
 }
 
 export interface StepResult {

@@ -12,12 +12,12 @@ export const STREAM_PATH = '/twilio/streams'
  * signature: Twilio signs the upgrade with X-Twilio-Signature, but the `<Parameter>` token the
  * relay's host checks at `start` names the call and is what lets a stream in.
  */
-export const twilioStreamRoutes = (relay: SeatRelay, door: CallbackDoor) =>
+export const twilioStreamRoutes = (relay: SeatRelay, door: CallbackDoor, path = STREAM_PATH, protocol = 'Twilio Media Streams') =>
   new Elysia().onTransform(door.markRoute).get(
-    STREAM_PATH,
+    path,
     ({ request }) => {
       const upgraded = upgradeToSocket(request, (socket, from) => relay.open(socket, from))
-      if (!upgraded) throw invalid('This address takes a WebSocket (Twilio Media Streams): send an upgrade request.', null)
+      if (!upgraded) throw invalid(`This address takes a WebSocket (${protocol}): send an upgrade request.`, null)
       // Bun ignores the reply to an upgraded request; the log and metrics see 200.
       return new Response(null, { status: 200 })
     },

@@ -6,24 +6,27 @@ import type { CarrierCallRecord } from '../ports'
 import { callbackUrl, CALLBACK_STEPS, initialCarrierState, LEAD_RING_SECONDS, LEG_STEPS, planOf, type CallbackStep, type CallPlan, type CarrierState } from './call-plan'
 import { applyEvent, lookupEvent, runStep, tellEnded, type RestAction, type StepContext } from './callback-steps'
 import { failedReport, noteOf } from './failures'
-import { TwilioRestClient, type TwilioAccount } from './rest-client'
-import { countEnd, refuseCallback, timed, verifiedParams } from './callback-audit'
+import { countEnd, refuseCallback, timed } from './callback-audit'
 import { warnIfLoopback } from './public-url'
 import { seatInterrupted, onSeatNext } from './seat-next-steps'
 import { applyFailure } from './seat-controls'
 import { TwilioSeatHost } from './seat-host'
 import { seatAgentConnector } from './seat-agents'
-import type { CallbackInput, CallbackReply, TwilioCarrierDeps } from './carrier-types'
-import { DELETE_RETRIES_MS, deleteTwilioCopy, downloadRecording, startRecording, waitForRecording, type RecordingCopyDeps } from './recording-copy'
+import type { CallbackInput, CallbackReply, EngineDeps, TwilioCarrierDeps } from './carrier-types'
+import { DELETE_RETRIES_MS, deleteTwilioCopy, waitForRecording, type RecordingCopyDeps } from './recording-copy'
+import { ReplyMemory, runAction } from './engine-actions'
+import type { CallRest, CarrierWire } from './wire'
+import { twilioWire } from './twilio-wire'
 
-export type { CallbackInput, CallbackReply, TwilioCarrierDeps } from './carrier-types'
+export type { CallbackInput, CallbackReply, EngineDeps, TwilioCarrierDeps } from './carrier-types'
 
 /**
- * Twilio Programmable Voice as a carrier (docs/telephony.md): a person-first power dialer. The
- * dial places the call through the REST API once its rows are durable; Twilio's signed
+ * The call engine of the TwiML carriers (docs/telephony.md): a person-first power dialer. The
+ * dial places the call through the REST API once its rows are durable; the carrier's signed
  * callbacks (callback-routes.ts) move the call through lifecycle.ts, each in one
  * transaction with the call-service events it causes; REST work they call for (redirects,
- * hang-ups, the recording download) starts only once that transaction is durable.
+ * hang-ups, the recording download) starts only once that transaction is durable. What differs
+ * between Twilio and Telnyx (REST, signatures, ids, URLs, markup) is the wire (wire.ts).
  */
 
 /** How long an ended call waits for its recording before the service is told without it. */
@@ -31,19 +34,19 @@ export const RECORDING_WAIT_MS = 60_000
 /** The watchdog asks Twilio about a call it has heard nothing of for this long. */
 export const QUIET_CALL_MS = 15 * 60_000
 
-export class TwilioCarrier implements Carrier {
-  readonly name = 'twilio'
+export class CallEngine implements Carrier {
+  readonly name: string
   private events: CallEvents | null = null
-
-  /** Set when the service closes: a REST reply that comes later is dropped (the next boot's reconcile reads it from Twilio). */
+  /** Set when the service closes: a REST reply that comes later is dropped (the next boot's reconcile reads it from the carrier). */
   private stopped = false
-
+  private readonly replies = new ReplyMemory()
   /** AI-seated calls' streams (stream-routes.ts hands it Twilio's sockets); its host is this carrier's rows. */
   readonly relay: SeatRelay
 
-  constructor(protected readonly deps: TwilioCarrierDeps) {
-    const host = new TwilioSeatHost({ ...deps, carrier: this.name, events: () => this.requireEvents() })
-    this.relay = createSeatRelay({ host, metrics: deps.seatMetrics, connectAgent: seatAgentConnector(deps.realtime) })
+  constructor(protected readonly deps: EngineDeps, readonly wire: CarrierWire) {
+    this.name = wire.kind
+    const host = new TwilioSeatHost({ ...deps, carrier: this.name, callSid: wire.callSid, events: () => this.requireEvents() })
+    this.relay = createSeatRelay({ host, metrics: deps.seatMetrics, connectAgent: seatAgentConnector(deps.realtime), ...(wire.streamDialect ? { dialect: wire.streamDialect } : {}) })
   }
 
   stop(): void {
@@ -59,13 +62,13 @@ export class TwilioCarrier implements Carrier {
   dial(request: DialRequest, events: CallEvents): void {
     this.events ??= events
     const { store, clock } = this.deps
-    const account = this.deps.account(request.orgId)
+    const rest = this.wire.rest(request.orgId)
     const from = request.callerId
-    if (!account || !from) {
-      const note = !account ? 'The organization\u2019s Twilio settings could not be read; the call was not placed.' : 'The organization has no caller ID to call from.'
-      logger.warn('twilio_dial_skipped', { call_id: request.callId, reason: !account ? 'no_account' : 'no_caller_id' })
+    if (!rest || !from) {
+      const note = !rest ? `The organization\u2019s ${this.wire.label} settings could not be read; the call was not placed.` : 'The organization has no caller ID to call from.'
+      logger.warn(`${this.name}_dial_skipped`, { call_id: request.callId, reason: !rest ? 'no_account' : 'no_caller_id' })
       this.deps.metrics?.callEnded('not_placed')
-      return events.ended(request.callId, failedReport(note, 'unavailable'))
+      return events.ended(request.callId, { ...failedReport(note, 'unavailable'), notPlaced: true })
     }
     const plan = planOf(request, from)
     warnIfLoopback(this.deps.publicUrl)
@@ -73,29 +76,33 @@ export class TwilioCarrier implements Carrier {
     this.deps.transaction(() =>
       store.insert({ callId: request.callId, orgId: request.orgId, carrier: this.name, carrierCallId: null, plan, state: initialCarrierState(plan), open: true, created: now, updated: now }),
     )
-    this.deps.afterDurable(() => void this.place(request.callId, account, plan))
+    this.deps.afterDurable(() => void this.place(request.callId, rest, plan))
   }
 
-  private async place(callId: string, account: TwilioAccount, plan: CallPlan): Promise<void> {
-    const url = (step: CallbackStep) => callbackUrl(this.deps.publicUrl, callId, step)
-    const result = await this.client(account).createCall({
+  private async place(callId: string, rest: CallRest, plan: CallPlan): Promise<void> {
+    const url = (step: CallbackStep) => this.wire.url(callbackUrl(this.deps.publicUrl, callId, step))
+    const result = await rest.createCall({
       to: plan.to, from: plan.from, url: url('answer'), statusCallback: url('status'), machineDetection: plan.machineDetection,
       // Where every party must consent the call starts unrecorded: recording starts after the notice (start-recording).
       asyncAmdStatusCallback: url('amd'), record: plan.record && !plan.consent, recordingStatusCallback: url('recording'), timeoutSeconds: LEAD_RING_SECONDS,
     })
     if (this.stopped) return
     if (result.ok) {
-      // A status callback may have named the call first (it adopts the sid): same value.
+      // A status callback may have named the call first (it adopts the sid): same value. A carrier
+      // that names it only in its callbacks (Telnyx) leaves it to the first one.
+      const sid = result.value.sid
+      if (sid === null) return
       this.deps.transaction(() => {
         const row = this.deps.store.get(callId)
-        if (row && row.carrierCallId === null) this.deps.store.update(callId, { carrierCallId: result.value.sid, updated: this.deps.clock.now() })
+        if (row && row.carrierCallId === null) this.deps.store.update(callId, { carrierCallId: sid, updated: this.deps.clock.now() })
       })
       return
     }
     const failure = result.error
     this.deps.metrics?.callEnded('not_placed')
-    logger.warn('twilio_dial_failed', { call_id: callId, kind: failure.kind, status: failure.status, code: failure.code })
-    this.finish(callId, failedReport(noteOf(failure), failure.kind === 'rejected' ? undefined : failure.kind))
+    logger.warn(`${this.name}_dial_failed`, { call_id: callId, kind: failure.kind, status: failure.status, code: failure.code })
+    // Not placed: a pool's next carrier may dial it (throttled, unavailable; never a rejected number).
+    this.finish(callId, { ...failedReport(noteOf(failure, this.wire.label), failure.kind === 'rejected' ? undefined : failure.kind), notPlaced: true })
   }
 
   /** Ends a call the carrier never placed (or lost): told once, the row closed. */
@@ -118,20 +125,27 @@ export class TwilioCarrier implements Carrier {
     return this.deps.recordings.read(call.id)
   }
 
-  /** A signed callback from Twilio: checked, applied in one transaction, answered (TwiML where Twilio waits for it). */
+  /** A signed callback from the carrier: checked, applied in one transaction, answered (TwiML where it waits for it). */
   handle(input: CallbackInput): CallbackReply {
     return timed(this.deps.metrics, () => this.handleChecked(input))
   }
 
-  private handleChecked(input: CallbackInput): CallbackReply {
+  /** A callback its route verified already (an incoming call's status, found by its sid): applied as the call's step. */
+  protected handleVerified(input: CallbackInput, params: Record<string, string>): CallbackReply {
+    return this.handleChecked(input, params)
+  }
+
+  private handleChecked(input: CallbackInput, verified?: Record<string, string>): CallbackReply {
     if (!(CALLBACK_STEPS as readonly string[]).includes(input.step)) return { status: 404, twiml: null }
     const step = input.step as CallbackStep
     const row = this.deps.store.get(input.callId)
-    const account = row ? this.deps.account(row.orgId) : null
-    // Unknown call, or an organization without a token to check with: nobody can prove who sent it.
-    if (!row || !account) return refuseCallback(this.deps.metrics, input, 'unknown_call')
-    const checked = verifiedParams(account, input)
-    if ('refused' in checked) return refuseCallback(this.deps.metrics, input, checked.refused)
+    // Unknown call, or an organization without a key to check with: nobody can prove who sent it.
+    if (!row || row.carrier !== this.name) return refuseCallback(this.deps.metrics, input, 'unknown_call', this.name)
+    const checked = verified ? { params: verified } : this.wire.verify(row.orgId, input)
+    if ('refused' in checked) {
+      if (checked.refused === 'replay') return this.replayed(checked.key)
+      return refuseCallback(this.deps.metrics, input, checked.refused, this.name)
+    }
     const params = checked.params
     this.deps.metrics?.callback(step)
     const sid = LEG_STEPS.has(step) ? params.ParentCallSid : params.CallSid
@@ -139,21 +153,40 @@ export class TwilioCarrier implements Carrier {
     const reply = this.deps.transaction((): CallbackReply => {
       const current = this.deps.store.get(input.callId)!
       // Callbacks carry the call's sid; the first one may come before the create reply stored it.
-      if (sid === undefined || (current.carrierCallId !== null && current.carrierCallId !== sid) || !/^CA[0-9a-fA-F]{32}$/.test(sid)) {
+      if (sid === undefined || (current.carrierCallId !== null && current.carrierCallId !== sid) || !this.wire.callSid.test(sid)) {
         return { status: 200, twiml: null }
       }
-      const result = runStep(this.context(current), current.state as CarrierState, step, input.leg, params)
+      const before = current.state as CarrierState
+      const result = runStep(this.context(current), before, step, input.leg, params)
       actions = result.actions
-      countEnd(this.deps.metrics, current.state as CarrierState, result.state, params.CallStatus)
+      // A hang-up asked before the carrier named the call is sent now that it has.
+      if (before.hangUpOwed && current.carrierCallId === null) {
+        result.state = { ...result.state, hangUpOwed: false }
+        actions = [...actions, { type: 'hang-up' }]
+      }
+      // A carrier that reports the call's STIR/SHAKEN attestation (Telnyx's call-progress callbacks) tells it; kept once.
+      const level = params.ShakenStirAttestation
+      if (step === 'status' && (level === 'A' || level === 'B' || level === 'C')) this.requireEvents().attested?.(input.callId, level)
+      countEnd(this.deps.metrics, before, result.state, params.CallStatus)
       this.save(current, result.state, sid)
-      return { status: 200, twiml: result.twiml }
+      return { status: 200, twiml: result.twiml === null ? null : this.wire.markup(result.twiml) }
     })
     for (const action of actions) this.deps.afterDurable(() => void this.act(input.callId, action))
+    return this.remember('key' in checked ? checked.key : undefined, reply)
+  }
+
+  /** The same signed request again (a carrier's retry, or someone replaying it): the first answer, nothing applied. */
+  protected replayed(key: string | undefined): CallbackReply {
+    return { status: 200, twiml: this.replies.get(key) }
+  }
+
+  protected remember(key: string | undefined, reply: CallbackReply): CallbackReply {
+    if (reply.status === 200) this.replies.keep(key, reply.twiml)
     return reply
   }
 
   /**
-   * Boot: asks Twilio how a call that was up has gone since. A call Twilio never named (the
+   * Boot: asks the carrier how a call that was up has gone since. A call Twilio never named (the
    * process stopped between the commit and Twilio's reply) cannot be looked up: closed as failed.
    */
   resume(call: OpenCall, events: CallEvents): boolean {
@@ -169,7 +202,7 @@ export class TwilioCarrier implements Carrier {
     return true
   }
 
-  /** Open calls Twilio has told nothing of for QUIET_CALL_MS are looked up (a lost final callback). */
+  /** Open calls the carrier has told nothing of for QUIET_CALL_MS are looked up (a lost final callback). */
   watch(): number {
     const quiet = this.deps.store.openSince(this.deps.clock.now() - QUIET_CALL_MS, 100)
     for (const row of quiet) {
@@ -188,15 +221,15 @@ export class TwilioCarrier implements Carrier {
    */
   async reconcile(callId: string, afterRestart = false): Promise<void> {
     const row = this.deps.store.get(callId)
-    const account = row ? this.deps.account(row.orgId) : null
-    if (!row || !row.carrierCallId || !account) {
-      if (row) this.finish(callId, failedReport('The call could not be looked up at Twilio after a restart.', 'unavailable'))
+    const rest = row ? this.wire.rest(row.orgId) : null
+    if (!row || !row.carrierCallId || !rest) {
+      if (row) this.finish(callId, failedReport(`The call could not be looked up at ${this.wire.label} after a restart.`, 'unavailable'))
       return
     }
-    const fetched = await this.client(account).fetchCall(row.carrierCallId)
+    const fetched = await rest.fetchCall(row.carrierCallId)
     if (this.stopped) return
     if (!fetched.ok) {
-      logger.warn('twilio_reconcile_failed', { call_id: callId, kind: fetched.error.kind, status: fetched.error.status })
+      logger.warn(`${this.name}_reconcile_failed`, { call_id: callId, kind: fetched.error.kind, status: fetched.error.status })
       // Asked again by the watchdog; touched so it waits its turn rather than looping.
       this.deps.transaction(() => this.deps.store.update(callId, { updated: this.deps.clock.now() }))
       return
@@ -227,7 +260,8 @@ export class TwilioCarrier implements Carrier {
 
   protected context(row: CarrierCallRecord): StepContext {
     const { publicUrl, seats, streamKey } = this.deps
-    return { callId: row.callId, orgId: row.orgId, plan: row.plan as CallPlan, publicUrl, now: this.deps.clock.now(), events: this.requireEvents(), seats, streamKey }
+    const { label, recordingSid } = this.wire
+    return { callId: row.callId, orgId: row.orgId, plan: row.plan as CallPlan, publicUrl, now: this.deps.clock.now(), events: this.requireEvents(), seats, streamKey, label, recordingSid }
   }
 
   private save(row: CarrierCallRecord, state: CarrierState, sid: string): void {
@@ -236,39 +270,14 @@ export class TwilioCarrier implements Carrier {
   }
 
   protected requireEvents(): CallEvents {
-    if (!this.events) throw new Error('TwilioCarrier.connect was not called')
+    if (!this.events) throw new Error(`${this.wire.label} carrier: connect was not called`)
     return this.events
   }
 
-  private client(account: TwilioAccount): TwilioRestClient {
-    return new TwilioRestClient(account, this.deps.rest)
-  }
-
-  /** REST work a callback called for, once its change is durable. Failures are logged: the call's own callbacks still end it. */
-  private async act(callId: string, action: RestAction): Promise<void> {
-    if (action.type === 'wait-for-recording') return this.waitForRecording(callId, RECORDING_WAIT_MS)
-    if (action.type === 'download-recording') return downloadRecording(this.copyDeps(), callId, action.recordingSid, 0)
-    if (action.type === 'start-recording') return startRecording(this.copyDeps(), this.deps.publicUrl, callId)
-    const row = this.deps.store.get(callId)
-    const account = row ? this.deps.account(row.orgId) : null
-    if (!row?.carrierCallId || !account) return
-    if (action.type === 'redirect') {
-      // The answer's TwiML may have routed the call already (an AMD result that came first).
-      const claimed = this.deps.transaction(() => {
-        const current = this.deps.store.get(callId)!
-        const state = current.state as CarrierState
-        if (state.routed || state.life.stage === 'ended') return false
-        this.deps.store.update(callId, { state: { ...state, routed: true }, updated: this.deps.clock.now() })
-        return true
-      })
-      if (!claimed) return
-    }
-    const update = action.type === 'hang-up' ? { status: 'completed' as const }
-      : action.type === 'cancel' ? { status: 'canceled' as const }
-      : action.type === 'twiml' ? { twiml: action.twiml }
-        : { url: callbackUrl(this.deps.publicUrl, callId, action.step) }
-    const result = await this.client(account).updateCall(row.carrierCallId, update)
-    if (!result.ok) logger.warn('twilio_update_failed', { call_id: callId, action: action.type, kind: result.error.kind, status: result.error.status, code: result.error.code })
+  /** REST work a callback called for, once its change is durable (engine-actions.ts). */
+  private act(callId: string, action: RestAction): Promise<void> {
+    const wait = (id: string) => this.waitForRecording(id, RECORDING_WAIT_MS)
+    return runAction({ deps: this.deps, wire: this.wire, copyDeps: () => this.copyDeps(), waitForRecording: wait }, callId, action)
   }
 
   private waitForRecording(callId: string, ms: number): void {
@@ -278,6 +287,13 @@ export class TwilioCarrier implements Carrier {
   /** The recording's download, storage and deletion at Twilio (recording-copy.ts). */
   private copyDeps(): RecordingCopyDeps {
     const save = (row: CarrierCallRecord, state: CarrierState) => this.save(row, state, row.carrierCallId ?? '')
-    return { ...this.deps, client: (account) => this.client(account), stopped: () => this.stopped, save, events: () => this.requireEvents() }
+    return { ...this.deps, rest: (orgId) => this.wire.rest(orgId), url: (url) => this.wire.url(url), label: this.name, stopped: () => this.stopped, save, events: () => this.requireEvents() }
+  }
+}
+
+/** The engine on Twilio's wire (the plugin builds the seated one; tests build this). */
+export class TwilioCarrier extends CallEngine {
+  constructor(deps: TwilioCarrierDeps) {
+    super(deps, twilioWire(deps.account, deps.rest))
   }
 }

@@ -4,7 +4,8 @@ import { recordingsAtEnd, startRecording, transcriptionAtEnd } from './emulator-
 import { Notifier, type NotifyDeps } from './emulator-notify'
 import { DETECTION, PLANS, personPlan } from './emulator-scenarios'
 import { runTwiml } from './emulator-verbs'
-import { type CallStatus, type EmulatedCall, type Engine, type Heard, keyFor, newSid, type SentCallback } from './emulator-types'
+import { type CallStatus, type EmulatedCall, type Engine, type Heard, keyFor, type SentCallback } from './emulator-types'
+import { type EmulatorWire, twilioWire } from './emulator-wire'
 
 export { keyFor, rfc2822, type EmulatedCall, type SentCallback, type CallStatus } from './emulator-types'
 
@@ -32,8 +33,10 @@ export class CallEngine implements Engine {
   private readonly notifier: Notifier
   readonly apiBaseUrl: () => string
   readonly trackLabels: boolean
+  readonly wire: EmulatorWire
 
   constructor(private readonly deps: EngineDeps) {
+    this.wire = deps.wire ?? twilioWire
     this.notifier = new Notifier(deps)
     this.conferences = new Conferences(this)
     this.apiBaseUrl = deps.apiBaseUrl
@@ -42,7 +45,7 @@ export class CallEngine implements Engine {
 
   /** A new call; an outbound one starts by itself after the create reply, an inbound one waits for callIn. */
   newCall(init: CallInit): EmulatedCall {
-    const sid = newSid('CA')
+    const sid = this.wire.newCallSid()
     let finish = () => {}
     const done = new Promise<void>((resolve) => (finish = resolve))
     // A seat's own leg is a person's phone (its callbacks live under /seats/), unless the test says otherwise.

@@ -1,5 +1,5 @@
 import type { TwimlNode } from './emulator-twiml'
-import { type EmulatedCall, type Engine, isPersonAnswer, newSid, type ParticipantOptions, rfc2822 } from './emulator-types'
+import { type EmulatedCall, type Engine, isPersonAnswer, type ParticipantOptions, rfc2822 } from './emulator-types'
 
 /**
  * Conference rooms as Twilio runs them (twilio.com/docs/voice/twiml/conference,
@@ -90,7 +90,7 @@ export class Conferences {
     if (found) return found
     const now = new Date()
     const conference: Conference = {
-      sid: newSid('CF'), accountSid, friendlyName, status: 'init', created: now, updated: now, participants: [],
+      sid: this.engine.wire.newConferenceSid(), accountSid, friendlyName, status: 'init', created: now, updated: now, participants: [],
       statusCallback: null, events: new Set(), reasonEnded: null, callSidEnding: null, seq: 0, log: [],
     }
     this.all.set(conference.sid, conference)

@@ -1,6 +1,6 @@
 import { transcript } from './emulator-media'
 import { type TwimlNode, parseTwiml } from './emulator-twiml'
-import { type EmulatedCall, type Engine, keyFor, newSid } from './emulator-types'
+import { type EmulatedCall, type Engine, keyFor } from './emulator-types'
 
 /**
  * <Dial><Number> (twilio.com/docs/voice/twiml/number): one person's leg rung from the call, its
@@ -17,7 +17,7 @@ import { type EmulatedCall, type Engine, keyFor, newSid } from './emulator-types
 export async function dialNumber(engine: Engine, call: EmulatedCall, verb: TwimlNode, number: TwimlNode): Promise<string | null> {
   const timeout = Number(verb.attrs.timeout ?? 30) || 30
   const digits = number.text.trim().slice(-2)
-  call.dial = { legSid: newSid('CA'), action: verb.attrs.action ?? null, answeredAt: null, answeredStatus: digits === '09' ? 'answered' : 'completed' }
+  call.dial = { legSid: engine.wire.newCallSid(), action: verb.attrs.action ?? null, answeredAt: null, answeredStatus: digits === '09' ? 'answered' : 'completed' }
   const [result, after] = digits === '03' ? ['busy', 1] : digits === '05' ? ['failed', 1] : digits === '06' ? ['canceled', 1]
     : digits === '02' || timeout < 2 ? ['no-answer', timeout] : ['answered', 2]
   if (await engine.sleep(call, after as number)) return null

@@ -1,4 +1,4 @@
-import { type EmulatedCall, type Engine, newSid, rfc2822 } from './emulator-types'
+import { type EmulatedCall, type Engine, rfc2822 } from './emulator-types'
 
 /**
  * A call's media the service asks for: real-time transcription (<Start><Transcription>, lines
@@ -12,8 +12,8 @@ export function startTranscription(engine: Engine, call: EmulatedCall, url: stri
     inbound_track: (engine.trackLabels && attrs.inboundTrackLabel) || 'inbound_track',
     outbound_track: (engine.trackLabels && attrs.outboundTrackLabel) || 'outbound_track',
   }
-  call.transcription = { url, sid: newSid('GT'), seq: 0, labels }
-  void engine.post(call, 'transcription', url, { ...transcriptionBase(call), TranscriptionEvent: 'transcription-started' })
+  call.transcription = { url, sid: engine.wire.newTranscriptionSid(), seq: 0, labels, attrs }
+  tell(engine, call, 'started')
   for (const [at, text] of call.plan.lines) {
     engine.after(call, Math.max(0.1, at - engine.now(call)), () => transcript(engine, call, 'inbound_track', text))
   }
@@ -21,37 +21,31 @@ export function startTranscription(engine: Engine, call: EmulatedCall, url: stri
 
 export function transcript(engine: Engine, call: EmulatedCall, track: 'inbound_track' | 'outbound_track', text: string): void {
   if (!call.transcription || call.endedAt !== null) return
-  void engine.post(call, 'transcription', call.transcription.url, {
-    ...transcriptionBase(call),
-    TranscriptionEvent: 'transcription-content',
-    LanguageCode: 'en-US',
-    Track: call.transcription.labels[track],
-    TranscriptionData: JSON.stringify({ transcript: text, confidence: 0.93 }),
-    Final: 'true',
-  })
+  tell(engine, call, 'content', { track, text })
 }
 
-export function transcriptionBase(call: EmulatedCall): Record<string, string> {
-  const t = call.transcription!
-  return { AccountSid: call.accountSid, CallSid: call.sid, TranscriptionSid: t.sid, Timestamp: new Date().toISOString(), SequenceId: String(++t.seq) }
+/** One transcription callback, in the carrier's words (some carriers send none for an event or a track). */
+function tell(engine: Engine, call: EmulatedCall, event: 'started' | 'content' | 'stopped', line?: { track: 'inbound_track' | 'outbound_track'; text: string }): Promise<unknown> {
+  const params = engine.wire.transcription(call, event, line)
+  return params ? engine.post(call, 'transcription', call.transcription!.url, params) : Promise.resolve()
 }
 
 /** The call ended: its transcription stops (told before the final status). */
 export async function transcriptionAtEnd(engine: Engine, call: EmulatedCall): Promise<void> {
-  if (call.transcription) await engine.post(call, 'transcription', call.transcription.url, { ...transcriptionBase(call), TranscriptionEvent: 'transcription-stopped' })
+  if (call.transcription) await tell(engine, call, 'stopped')
 }
 
 /** The call ended: its recordings (Record=true, then a live one) are told (after the final status). */
 export async function recordingsAtEnd(engine: Engine, call: EmulatedCall, answered: boolean): Promise<void> {
   if (answered && call.record) {
     const outcome = call.script.recording ?? 'completed'
-    const sid = newSid('RE')
+    const sid = engine.wire.newRecordingSid()
     // Only a completed recording can be fetched; absent and failed ones reach only calls subscribed to absent.
     if (outcome === 'completed') call.recordingSid = sid
     if (call.recordingCallback && call.recordingEvents.has(outcome === 'completed' ? 'completed' : 'absent')) {
       await engine.post(call, 'recording', call.recordingCallback, {
         AccountSid: call.accountSid, CallSid: call.sid, RecordingSid: sid,
-        RecordingUrl: `${engine.apiBaseUrl()}/2010-04-01/Accounts/${call.accountSid}/Recordings/${sid}`,
+        RecordingUrl: engine.wire.recordingUrl(engine.apiBaseUrl(), call, sid),
         RecordingStatus: outcome, RecordingDuration: String(outcome === 'completed' ? call.duration : 0), RecordingChannels: '1', RecordingSource: 'OutboundAPI',
         RecordingStartTime: rfc2822(new Date()), RecordingTrack: 'both', ...(outcome === 'completed' ? {} : { ErrorCode: '0' }),
       })
@@ -66,7 +60,7 @@ export async function recordingsAtEnd(engine: Engine, call: EmulatedCall, answer
  */
 export function startRecording(engine: Engine, call: EmulatedCall, callback: string | null, events: Set<string>): { sid: string; startedAt: number } {
   if (call.liveRecording) return call.liveRecording
-  const recording = { sid: newSid('RE'), startedAt: engine.now(call), callback, events }
+  const recording = { sid: engine.wire.newRecordingSid(), startedAt: engine.now(call), callback, events }
   call.liveRecording = recording
   if (callback && events.has('in-progress')) void engine.post(call, 'recording', callback, recordingParams(engine, call, recording.sid, 'in-progress', 0, recording.startedAt))
   return recording
@@ -84,7 +78,7 @@ async function liveRecordingDone(engine: Engine, call: EmulatedCall, recording: 
 function recordingParams(engine: Engine, call: EmulatedCall, sid: string, status: string, seconds: number, startedAt: number): Record<string, string> {
   return {
     AccountSid: call.accountSid, CallSid: call.sid, RecordingSid: sid,
-    RecordingUrl: `${engine.apiBaseUrl()}/2010-04-01/Accounts/${call.accountSid}/Recordings/${sid}`,
+    RecordingUrl: engine.wire.recordingUrl(engine.apiBaseUrl(), call, sid),
     RecordingStatus: status, RecordingDuration: String(seconds), RecordingChannels: '1', RecordingSource: 'StartCallRecordingAPI',
     RecordingStartTime: rfc2822(new Date(call.startedAt + startedAt * 1000)), RecordingTrack: 'both',
   }

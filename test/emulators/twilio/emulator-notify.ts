@@ -1,11 +1,12 @@
-import { signTwilioRequest } from '../../../src/telephony/twilio/signature'
 import { seededRandom } from '../../seeded-random'
-import { type CallStatus, type EmulatedCall, newSid, rfc2822, type SentCallback } from './emulator-types'
+import { type CallStatus, type EmulatedCall, newSid, type SentCallback } from './emulator-types'
+import { type EmulatorWire, twilioWire } from './emulator-wire'
 
 /**
- * How the emulator tells the service about a call: signed form POSTs (X-Twilio-Signature over
- * the URL and the parameters, twilio.com/docs/usage/security), one at a time per call so they
- * arrive in order, optionally replayed or shuffled as Twilio's separate callbacks may be.
+ * How the emulator tells the service about a call: signed form POSTs (Twilio: X-Twilio-Signature
+ * over the URL and the parameters, twilio.com/docs/usage/security; another carrier: its wire's
+ * signature), one at a time per call so they arrive in order, optionally replayed or shuffled as
+ * a carrier's separate callbacks may be.
  */
 
 export interface NotifyDeps {
@@ -19,6 +20,8 @@ export interface NotifyDeps {
    * arrive late, out of order or twice.
    */
   shuffle?: { seed: number; duplicate: number }
+  /** The carrier's parameters and signature (default: Twilio's). */
+  wire?: EmulatorWire
 }
 
 /** Requests whose reply is TwiML the call runs: never replayed. */
@@ -26,33 +29,28 @@ const TWIML_KINDS = new Set<SentCallback['kind']>(['twiml', 'redirect', 'action'
 
 export class Notifier {
   private readonly random: () => number
+  private readonly wire: EmulatorWire
 
   constructor(private readonly deps: NotifyDeps) {
     this.random = seededRandom(deps.shuffle?.seed ?? 1)
+    this.wire = deps.wire ?? twilioWire
   }
 
   /** The parameters of every request about a call (twilio.com/docs/usage/webhooks/voice-webhooks). */
   base(call: EmulatedCall): Record<string, string> {
-    return {
-      AccountSid: call.accountSid, ApiVersion: '2010-04-01', CallSid: call.sid, CallStatus: call.status, Called: call.to, Caller: call.from,
-      Direction: call.direction, From: call.from, To: call.to,
-    }
+    return this.wire.base(call)
   }
 
   /** A StatusCallback for one of the subscribed events; terminal statuses go with 'completed' (Twilio's default). */
   async status(call: EmulatedCall, status: CallStatus): Promise<void> {
     const event = status === 'in-progress' ? 'answered' : status === 'initiated' || status === 'ringing' ? status : 'completed'
     if (!call.statusCallback || (event !== 'completed' && !call.events.has(event))) return
-    const params: Record<string, string> = { ...this.base(call), CallStatus: status, CallbackSource: 'call-progress-events', SequenceNumber: String(call.seq++), Timestamp: rfc2822(new Date()) }
-    if (event === 'completed') {
-      params.CallDuration = String(call.duration ?? 0)
-      params.Duration = String(Math.ceil((call.duration ?? 0) / 60))
-    }
-    await this.post(call, 'status', call.statusCallback, params)
+    await this.post(call, 'status', call.statusCallback, this.wire.statusParams(call, status, event))
   }
 
   /** A signed form POST, one at a time per call so they arrive in order. */
-  post(call: EmulatedCall, kind: SentCallback['kind'], url: string, params: Record<string, string>): Promise<SentCallback> {
+  post(call: EmulatedCall, kind: SentCallback['kind'], url: string, given: Record<string, string>): Promise<SentCallback> {
+    const params = this.wire.finalize(call, kind, given)
     // A replay carries the same idempotency token, as Twilio's own retries do.
     const token = newSid('')
     if (this.deps.shuffle && !TWIML_KINDS.has(kind)) {
@@ -83,14 +81,19 @@ export class Notifier {
 
   private deliver(call: EmulatedCall, kind: SentCallback['kind'], url: string, params: Record<string, string>, token: string): Promise<SentCallback> {
     const run = async (): Promise<SentCallback> => {
-      const signature = signTwilioRequest(call.authToken, url, params)
+      const form = new URLSearchParams(params).toString()
+      const method = this.wire.method?.(call, kind) ?? 'POST'
+      const target = method === 'GET' ? `${url}${url.includes('?') ? '&' : '?'}${form}` : url
+      const body = method === 'GET' ? '' : form
+      const { signature, headers } = this.wire.sign(call, target, params, body, token)
       const record: SentCallback = { kind, callSid: call.sid, url, params, signature, status: null, body: '' }
+      if (this.wire !== twilioWire) Object.assign(record, { headers, method })
       this.deps.sent.push(record)
       try {
-        const response = await this.deps.fetch(url, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature, 'I-Twilio-Idempotency-Token': token },
-          body: new URLSearchParams(params).toString(),
+        const response = await this.deps.fetch(target, {
+          method,
+          headers: method === 'GET' ? headers : { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+          body: method === 'GET' ? undefined : body,
           signal: AbortSignal.timeout(15_000),
         })
         record.status = response.status

@@ -1,6 +1,7 @@
-import { FRAME_MS, isBase64, leadFrame, speakingAt, streamDigitsOf } from './emulator-stream-audio'
+import { FRAME_MS, leadFrame, speakingAt, streamDigitsOf } from './emulator-stream-audio'
 import type { TwimlNode } from './emulator-twiml'
-import { type EmulatedCall, type Engine, newSid } from './emulator-types'
+import type { EmulatedCall, Engine } from './emulator-types'
+import type { StreamDialect } from './emulator-wire'
 
 /**
  * <Connect><Stream> as Twilio runs it: a bidirectional Media Stream on the call's own leg.
@@ -75,7 +76,7 @@ export function connectStream(engine: Engine, call: EmulatedCall, connect: Twiml
   if (!noun?.attrs.url) return Promise.resolve(true)
   const parameters: Record<string, string> = {}
   for (const p of noun.children) if (p.name === 'Parameter' && p.attrs.name) parameters[p.attrs.name] = p.attrs.value ?? ''
-  return new StreamRun(engine, call, noun.attrs.url, parameters).run()
+  return new StreamRun(engine, call, noun.attrs.url, parameters, noun.attrs).run()
 }
 
 class StreamRun {
@@ -97,13 +98,17 @@ class StreamRun {
   private resolve: (byItself: boolean) => void = () => {}
   private markDone: () => void = () => {}
   private readonly wake = () => this.finish('twilio')
+  private readonly dialect: StreamDialect
+  /** Media frames waiting for their window to fill (dialect.reorder). */
+  private held: object[] = []
 
-  constructor(private readonly engine: Engine, private readonly call: EmulatedCall, url: string, parameters: Record<string, string>) {
+  constructor(private readonly engine: Engine, private readonly call: EmulatedCall, url: string, parameters: Record<string, string>, private readonly attrs: Record<string, string>) {
+    this.dialect = engine.wire.stream
     this.digits = streamDigitsOf(call)
     const run = this
     const done = new Promise<void>((resolve) => (this.markDone = resolve))
     this.record = {
-      url, streamSid: newSid('MZ'), parameters, sent: [], sentPayloads: [], digits: [], received: [], receivedPayloads: [], marks: [], clears: 0, errors: [],
+      url, streamSid: this.dialect.newStreamSid(), parameters, sent: [], sentPayloads: [], digits: [], received: [], receivedPayloads: [], marks: [], clears: 0, errors: [],
       closedBy: null, closeCode: null, startedAt: null, firstAudioAt: null, endedAt: null, firstAudioMs: null, done,
       get playedBytes() {
         return run.played()
@@ -120,6 +125,11 @@ class StreamRun {
       return result
     }
     this.call.wakers.add(this.wake)
+    const refused = this.dialect.refuse?.(this.attrs) ?? null
+    if (refused !== null) {
+      this.unreachable(31920, refused)
+      return result
+    }
     try {
       const ws = new WebSocket(this.record.url)
       this.ws = ws
@@ -137,18 +147,10 @@ class StreamRun {
   private opened(): void {
     if (this.finished) return
     if (this.openTimer) clearTimeout(this.openTimer)
-    this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' })
+    this.send(this.dialect.connected())
     this.record.startedAt = this.engine.now(this.call)
     this.startReal = Date.now()
-    const { accountSid, sid: callSid } = this.call
-    this.send({
-      event: 'start', sequenceNumber: String(++this.seq),
-      start: {
-        accountSid, streamSid: this.record.streamSid, callSid, tracks: ['inbound'], customParameters: this.record.parameters,
-        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-      },
-      streamSid: this.record.streamSid,
-    })
+    this.send(this.dialect.start(this.record, this.call, ++this.seq, this.attrs))
     this.ticker = setInterval(() => this.tick(), FRAME_MS)
   }
 
@@ -162,16 +164,31 @@ class StreamRun {
       const payload = leadFrame(this.frames, speakingAt(this.call, this.record.startedAt + at / 1000))
       this.frames++
       this.record.sentPayloads.push(payload)
-      this.send({
-        event: 'media', sequenceNumber: String(++this.seq),
-        media: { track: 'inbound', chunk: String(this.frames), timestamp: String(at), payload }, streamSid: this.record.streamSid,
-      })
+      this.sendMedia(this.dialect.media(this.record, ++this.seq, this.frames, at, payload))
     }
+  }
+
+  /** A media frame leaves now, or (a dialect that reorders) with the others of its window, shuffled. */
+  private sendMedia(frame: object): void {
+    const reorder = this.dialect.reorder
+    if (!reorder) return this.send(frame)
+    this.held.push(frame)
+    if (this.held.length >= reorder.window) this.flushMedia()
+  }
+
+  private flushMedia(): void {
+    const held = this.held.splice(0)
+    const random = this.dialect.reorder?.random ?? Math.random
+    for (let i = held.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1))
+      ;[held[i], held[j]] = [held[j]!, held[i]!]
+    }
+    for (const frame of held) this.send(frame)
   }
 
   private dtmf(digit: string): void {
     this.record.digits.push(digit)
-    this.send({ event: 'dtmf', streamSid: this.record.streamSid, sequenceNumber: String(++this.seq), dtmf: { track: 'inbound_track', digit } })
+    this.send(this.dialect.dtmf(this.record, ++this.seq, digit))
   }
 
   private message(data: unknown): void {
@@ -179,18 +196,20 @@ class StreamRun {
     const text = typeof data === 'string' ? data : Buffer.from(data as ArrayBuffer).toString('utf8')
     this.record.received.push(text)
     if (typeof data !== 'string') return this.protocolError('a binary frame', text)
-    let msg: { event?: unknown; streamSid?: unknown; media?: { payload?: unknown }; mark?: { name?: unknown } }
+    let msg: unknown
     try {
-      msg = JSON.parse(text) as typeof msg
+      msg = JSON.parse(text)
     } catch {
       return this.protocolError('not JSON', text)
     }
-    if (msg === null || typeof msg !== 'object' || !['media', 'mark', 'clear'].includes(msg.event as string)) return this.protocolError(`unsupported event ${String(msg?.event)}`, text)
-    if (msg.streamSid !== this.record.streamSid) return this.protocolError('no or another streamSid', text)
-    if (msg.event === 'media' && isBase64(msg.media?.payload)) return this.play(msg.media.payload)
-    if (msg.event === 'mark' && typeof msg.mark?.name === 'string') return this.mark(msg.mark.name)
-    if (msg.event === 'clear') return this.clear()
-    this.protocolError(`malformed ${String(msg.event)}`, text)
+    const read = this.dialect.read(msg, this.record)
+    if ('error' in read) return this.protocolError(read.error, text)
+    if (read.event === 'media') {
+      if (this.dialect.playable && !this.dialect.playable(this.attrs, read.payload)) return this.protocolError('media this stream cannot play', text)
+      return this.play(read.payload)
+    }
+    if (read.event === 'mark') return this.mark(read.name)
+    this.clear()
   }
 
   private play(payload: string): void {
@@ -217,7 +236,7 @@ class StreamRun {
     this.pendingMarks = this.pendingMarks.filter((m) => m !== entry)
     if (this.finished) return
     this.record.marks.push(entry.name)
-    this.send({ event: 'mark', sequenceNumber: String(++this.seq), streamSid: this.record.streamSid, mark: { name: entry.name } })
+    this.send(this.dialect.mark(this.record, ++this.seq, entry.name))
   }
 
   /** The unplayed audio is dropped and every pending mark is echoed at once, in order. */
@@ -260,7 +279,8 @@ class StreamRun {
     if (this.finished) return
     if (by === 'twilio' && this.ws?.readyState === WebSocket.OPEN && this.record.startedAt !== null) {
       this.tick()
-      this.send({ event: 'stop', sequenceNumber: String(++this.seq), streamSid: this.record.streamSid, stop: { accountSid: this.call.accountSid, callSid: this.call.sid } })
+      this.flushMedia()
+      this.send(this.dialect.stop(this.record, this.call, ++this.seq))
     }
     this.playedAtEnd = this.played()
     this.finished = true

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Plan, Script } from './emulator-scenarios'
 import type { StreamRecord } from './emulator-stream'
+import type { EmulatorWire } from './emulator-wire'
 
 /** The emulator's shared shapes: one emulated call, one callback it sent, and the engine other parts drive. */
 
@@ -74,7 +75,8 @@ export interface EmulatedCall {
   /** The call's latest <Connect><Stream> and all of them, oldest first (emulator-stream.ts). */
   stream?: StreamRecord
   streams?: StreamRecord[]
-  transcription: { url: string; sid: string; seq: number; labels: { inbound_track: string; outbound_track: string } } | null
+  /** A running <Start><Transcription>: where its lines go, its labels and the noun's attributes. */
+  transcription: { url: string; sid: string; seq: number; labels: { inbound_track: string; outbound_track: string }; attrs?: Record<string, string> } | null
   /** Notifications held to be sent in shuffled order (the shuffle option). */
   held: { kind: SentCallback['kind']; url: string; params: Record<string, string>; token: string }[]
   flushTimer: ReturnType<typeof setTimeout> | null
@@ -107,6 +109,10 @@ export interface SentCallback {
   url: string
   params: Record<string, string>
   signature: string
+  /** The headers it was sent with (set by wires other than Twilio's: e.g. Telnyx's timestamp and signature). */
+  headers?: Record<string, string>
+  /** GET or POST (set by wires other than Twilio's, whose callbacks are all POSTs). */
+  method?: 'GET' | 'POST'
   status: number | null
   body: string
 }
@@ -131,6 +137,8 @@ export interface Engine {
   keyOf(call: EmulatedCall): string | null
   readonly apiBaseUrl: () => string
   readonly trackLabels: boolean
+  /** The carrier's ids, parameters, signature and stream frames. */
+  readonly wire: EmulatorWire
 }
 
 export const newSid = (prefix: string): string => prefix + randomBytes(16).toString('hex')

@@ -36,7 +36,10 @@ export async function runTwiml(engine: VerbEngine, call: EmulatedCall, xml: stri
         if (await engine.sleep(call, Number(verb.attrs.length ?? 1) || 1)) return
         break
       case 'Start':
-        for (const t of verb.children) if (t.name === 'Transcription' && t.attrs.statusCallbackUrl) startTranscription(engine, call, t.attrs.statusCallbackUrl, t.attrs)
+        for (const t of verb.children) {
+          const url = t.name === 'Transcription' ? engine.wire.transcriptionUrl(t.attrs) : undefined
+          if (url) startTranscription(engine, call, url, t.attrs)
+        }
         break
       case 'Hangup':
         return engine.end(call, 'completed')
