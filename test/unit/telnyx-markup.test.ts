@@ -13,7 +13,7 @@ describe('texmlOf', () => {
     const twiml = connectStream({ disclosure: { say: 'An AI assistant.' }, streamUrl: 'wss://dialer.example.com/twilio/streams', actionUrl: `${PUBLIC}/twilio/calls/c1/seat-next`, parameters: { dialer_stream_token: 't' } })
     expect(texmlOf(twiml, PUBLIC)).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Say>An AI assistant.</Say><Connect action="https://dialer.example.com/telnyx/calls/c1/seat-next" method="POST">' +
-        '<Stream url="wss://dialer.example.com/telnyx/streams" bidirectionalMode="rtp" bidirectionalCodec="PCMU"><Parameter name="dialer_stream_token" value="t"/></Stream></Connect></Response>',
+        '<Stream url="wss://dialer.example.com/telnyx/streams" codec="PCMU" bidirectionalMode="rtp" bidirectionalCodec="PCMU"><Parameter name="dialer_stream_token" value="t"/></Stream></Connect></Response>',
     )
   })
 

@@ -7,7 +7,8 @@ import { escapeXml } from '../twilio/twiml'
  * Connect/Stream and Transcription are supported with TwiML's attributes). The engine builds its
  * markup once, with URLs under DIALER_PUBLIC_URL/twilio/; this gives Telnyx's:
  * - the service's own URLs under /telnyx/ (the engine's are the only ones starting with them);
- * - `<Stream>` bidirectional in RTP/PCMU: TeXML's default bidirectionalMode is mp3, which an
+ * - `<Stream>` in PCMU both ways (codec: the lead's audio as μ-law whatever the call negotiated;
+ *   bidirectional RTP/PCMU back): TeXML's default bidirectionalMode is mp3, which an
  *   agent speaking μ-law cannot use (…/texml-verbs/stream);
  * - `<Start><Transcription>` in TeXML's attributes: transcriptionCallback, the inbound track only
  *   (a Telnyx line does not say its track, so only the lead's side is transcribed; …/texml-verbs/transcription);
@@ -20,7 +21,7 @@ export function texmlOf(twiml: string, publicUrl: string): string {
   return twiml
     .replaceAll(stream, stream.replace(/\/twilio\/streams$/, '/telnyx/streams'))
     .replaceAll(own, escapeXml(`${publicUrl}/telnyx/`))
-    .replace(/<Stream url="([^"]*)"/g, '<Stream url="$1" bidirectionalMode="rtp" bidirectionalCodec="PCMU"')
+    .replace(/<Stream url="([^"]*)"/g, '<Stream url="$1" codec="PCMU" bidirectionalMode="rtp" bidirectionalCodec="PCMU"')
     .replace(/<Transcription statusCallbackUrl="([^"]*)"[^>]*\/>/g, '<Transcription transcriptionCallback="$1" transcriptionTracks="inbound"/>')
     .replaceAll(' answerOnBridge="true"', '')
 }
