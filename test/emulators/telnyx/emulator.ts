@@ -1,11 +1,8 @@
-import type { Server } from 'bun'
 import { seededRandom } from '../../seeded-random'
-import type { HeardRecord } from '../twilio/emulator'
 import { CallEngine } from '../twilio/emulator-calls'
-import type { Conference } from '../twilio/emulator-conference'
+import { EmulatorObserver } from '../twilio/emulator-observer'
 import { callIn, type CallInOptions } from '../twilio/emulator-inbound'
-import type { StreamRecord } from '../twilio/emulator-stream'
-import { type EmulatedCall, isPersonAnswer, type SentCallback } from '../twilio/emulator-types'
+import type { EmulatedCall, SentCallback } from '../twilio/emulator-types'
 import { toneWav } from '../../../src/telephony/tone-wav'
 import { API, error, formParams, jsonParams, notFound, type Params, type TelnyxError, unauthorized } from './telnyx-http'
 import { conferenceRoutes } from './telnyx-rest-conferences'
@@ -77,10 +74,8 @@ export interface TelnyxReceivedRequest {
 /** Recording URLs expire this long after the call ends (developers.telnyx.com/docs/voice/programmable-voice/texml-verbs/record). */
 const RECORDING_URL_TTL_S = 600
 
-export class TelnyxEmulator {
+export class TelnyxEmulator extends EmulatorObserver {
   readonly received: TelnyxReceivedRequest[] = []
-  readonly sent: SentCallback[] = []
-  readonly calls = new Map<string, EmulatedCall>()
   readonly deletedRecordings = new Set<string>()
   /** Recording media downloads: the recording and whether it came with a Bearer key. */
   readonly recordingDownloads: { recordingSid: string; bearer: boolean; status: number }[] = []
@@ -98,10 +93,10 @@ export class TelnyxEmulator {
   private readonly creates = new Map<string, number[]>()
   private readonly recordingUrls = new Map<string, { create: boolean; live: boolean }>()
   private readonly methods = new Map<string, CallMethods>()
-  private readonly engine: CallEngine
-  private server: Server<undefined> | null = null
+  protected readonly engine: CallEngine
 
   constructor(private readonly options: TelnyxEmulatorOptions) {
+    super()
     this.accounts = options.accounts
     this.keys = keyPairFromSeed(options.keySeed)
     this.publicKey = this.keys.publicKey
@@ -151,12 +146,6 @@ export class TelnyxEmulator {
     return emulator
   }
 
-  /** The base URL to configure as the carrier's api_base_url. */
-  get url(): string {
-    if (!this.server) throw new Error('The emulator is not running.')
-    return `http://${this.server.hostname}:${this.server.port}`
-  }
-
   script(to: string, script: TelnyxScript): void {
     this.scripts.set(to, script)
   }
@@ -190,52 +179,11 @@ export class TelnyxEmulator {
     return response.status
   }
 
-  settled(callSid: string): Promise<void> {
-    return this.calls.get(callSid)?.done ?? Promise.resolve()
-  }
-
-  callbacksFor(callSid: string): SentCallback[] {
-    return this.sent.filter((c) => c.callSid === callSid)
-  }
-
-  heardAt(callSid: string): HeardRecord | null {
-    const call = this.calls.get(callSid)
-    if (!call) return null
-    const firstHeard = call.heard ? { ...call.heard } : null
-    return {
-      answeredAt: call.answeredAt, party: call.party, personAnswered: call.answeredAt !== null && isPersonAnswer(call.party), firstHeard,
-      waited: firstHeard && call.answeredAt !== null ? firstHeard.at - call.answeredAt : null, timeout: call.timeout,
-    }
-  }
-
-  stream(callSid: string): StreamRecord | null {
-    return this.calls.get(callSid)?.stream ?? null
-  }
-
-  timeouts(): Map<string, number> {
-    return new Map([...this.calls.values()].filter((c) => c.direction === 'outbound-api').map((c) => [c.sid, c.timeout]))
-  }
-
-  conferences(): Conference[] {
-    return [...this.engine.conferences.all.values()]
-  }
-
-  conference(friendlyNameOrSid: string): Conference | null {
-    const rooms = this.conferences()
-    return rooms.find((c) => c.sid === friendlyNameOrSid) ?? rooms.filter((c) => c.friendlyName === friendlyNameOrSid).at(-1) ?? null
-  }
-
   /** A call comes in to one of the account's numbers: the TeXML application's voice URL (`url`) is fetched and its TeXML runs. */
   async callIn(options: CallInOptions): Promise<EmulatedCall> {
     const account = options.accountSid ? this.accounts.find((a) => a.accountSid === options.accountSid) : this.accounts[0]
     if (!account) throw new Error(`No emulator account ${options.accountSid ?? ''}`)
     return callIn(this.engine, { sid: account.accountSid, authToken: '' }, this.scripts.get(options.from) ?? {}, options, (call) => this.calls.set(call.sid, call))
-  }
-
-  async stop(): Promise<void> {
-    for (const call of this.calls.values()) void this.engine.end(call, call.answeredAt === null ? 'canceled' : 'completed')
-    await this.server?.stop(true)
-    this.server = null
   }
 
   async handle(req: Request): Promise<Response> {

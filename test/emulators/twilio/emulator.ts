@@ -1,13 +1,11 @@
-import type { Server } from 'bun'
 import { CallEngine } from './emulator-calls'
-import type { Conference } from './emulator-conference'
+import { EmulatorObserver } from './emulator-observer'
 import { API, error, notFound, type Params, type TwilioErrorBody } from './emulator-http'
 import { callIn, type CallInOptions } from './emulator-inbound'
 import { conferenceRoutes } from './emulator-rest-conferences'
 import { callResource, createCall, type RestContext, startCallRecording, updateCall } from './emulator-rest-calls'
 import type { Script } from './emulator-scenarios'
-import type { StreamRecord } from './emulator-stream'
-import { type EmulatedCall, type Heard, isPersonAnswer, type SentCallback } from './emulator-types'
+import type { EmulatedCall } from './emulator-types'
 import { formParams } from '../../../src/telephony/twilio/signature'
 import { toneWav } from '../../../src/telephony/tone-wav'
 
@@ -89,19 +87,7 @@ export interface EmulatorOptions {
   fetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
-/** What heardAt tells about one call. */
-export interface HeardRecord {
-  answeredAt: number | null
-  /** Who really answered, in AMD's words (null: not answered). */
-  party: string | null
-  /** Answered, and by a person (human or unknown): the calls the 2-second rule is about. */
-  personAnswered: boolean
-  firstHeard: Heard | null
-  /** firstHeard.at - answeredAt (null when nothing was heard). */
-  waited: number | null
-  /** The Timeout the call was created with. */
-  timeout: number
-}
+export type { HeardRecord } from './emulator-observer'
 
 export interface ReceivedRequest {
   method: string
@@ -112,10 +98,8 @@ export interface ReceivedRequest {
 }
 
 
-export class TwilioEmulator {
+export class TwilioEmulator extends EmulatorObserver {
   readonly received: ReceivedRequest[] = []
-  readonly sent: SentCallback[] = []
-  readonly calls = new Map<string, EmulatedCall>()
   /** Recordings deleted through DELETE .../Recordings/{Sid}.json. */
   readonly deletedRecordings = new Set<string>()
   private readonly scripts = new Map<string, Script>()
@@ -123,11 +107,11 @@ export class TwilioEmulator {
   private readonly accounts: Map<string, EmulatorAccount>
   /** Per account: when (real ms) the next call may leave the queue (callsPerSecond). */
   private readonly nextStart = new Map<string, number>()
-  private readonly engine: CallEngine
+  protected readonly engine: CallEngine
   private readonly failures: TwilioErrorBody[] = []
-  private server: Server<undefined> | null = null
 
   constructor(private readonly options: EmulatorOptions) {
+    super()
     this.accounts = new Map(options.accounts.map((a) => [a.sid, a]))
     this.engine = new CallEngine({
       speed: options.speed ?? 1,
@@ -146,12 +130,6 @@ export class TwilioEmulator {
     return emulator
   }
 
-  /** The base URL to configure as the carrier's api_base_url. */
-  get url(): string {
-    if (!this.server) throw new Error('The emulator is not running.')
-    return `http://${this.server.hostname}:${this.server.port}`
-  }
-
   /** The next DELETE of a recording answers this error instead, once per call to failNextDelete. */
   failNextDelete(status: number, code: number, message: string): void {
     this.deleteFailures.push({ status, code, message })
@@ -167,62 +145,11 @@ export class TwilioEmulator {
     this.failures.push({ status, code, message })
   }
 
-  /** Resolves when the call has ended and every callback about it was answered. */
-  settled(callSid: string): Promise<void> {
-    return this.calls.get(callSid)?.done ?? Promise.resolve()
-  }
-
-  /** The callbacks sent about one call, in order. */
-  callbacksFor(callSid: string): SentCallback[] {
-    return this.sent.filter((c) => c.callSid === callSid)
-  }
-
-  /**
-   * When the lead of a call first heard a person or a message after the answer (see the note at
-   * the top); null for an unknown call.
-   */
-  heardAt(callSid: string): HeardRecord | null {
-    const call = this.calls.get(callSid)
-    if (!call) return null
-    const firstHeard = call.heard ? { ...call.heard } : null
-    return {
-      answeredAt: call.answeredAt, party: call.party, personAnswered: call.answeredAt !== null && isPersonAnswer(call.party), firstHeard,
-      waited: firstHeard && call.answeredAt !== null ? firstHeard.at - call.answeredAt : null, timeout: call.timeout,
-    }
-  }
-
-  /** The call's latest <Connect><Stream> (null: none, or an unknown call). */
-  stream(callSid: string): StreamRecord | null {
-    return this.calls.get(callSid)?.stream ?? null
-  }
-
-  /** The Timeout each call was created with (Calls.json and Participants.json), by CallSid. */
-  timeouts(): Map<string, number> {
-    return new Map([...this.calls.values()].filter((c) => c.direction === 'outbound-api').map((c) => [c.sid, c.timeout]))
-  }
-
-  /** Every conference room, oldest first. */
-  conferences(): Conference[] {
-    return [...this.engine.conferences.all.values()]
-  }
-
-  /** The room with this SID, else the newest of this FriendlyName (running or not). */
-  conference(friendlyNameOrSid: string): Conference | null {
-    const rooms = this.conferences()
-    return rooms.find((c) => c.sid === friendlyNameOrSid) ?? rooms.filter((c) => c.friendlyName === friendlyNameOrSid).at(-1) ?? null
-  }
-
   /** A call comes in from `from` to the account's number `to`: the incoming-call webhook goes to `url` and its TwiML runs. */
   async callIn(options: CallInOptions): Promise<EmulatedCall> {
     const account = options.accountSid ? this.accounts.get(options.accountSid) : this.options.accounts[0]
     if (!account) throw new Error(`No emulator account ${options.accountSid ?? ''}`)
     return callIn(this.engine, account, this.scripts.get(options.from) ?? {}, options, (call) => this.calls.set(call.sid, call))
-  }
-
-  async stop(): Promise<void> {
-    for (const call of this.calls.values()) void this.engine.end(call, call.answeredAt === null ? 'canceled' : 'completed')
-    await this.server?.stop(true)
-    this.server = null
   }
 
   async handle(req: Request): Promise<Response> {
