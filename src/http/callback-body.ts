@@ -14,14 +14,14 @@ export const CALLBACK_MAX_FIELDS = 200
 
 export const TWILIO_FORM: BodyRule = {
   limit: CALLBACK_MAX_BYTES,
-  tooLarge: () => new ApiError('payload_too_large', `A Twilio callback body is at most ${CALLBACK_MAX_BYTES / 1024} KB.`),
+  tooLarge: () => new ApiError('payload_too_large', `A carrier callback body is at most ${CALLBACK_MAX_BYTES / 1024} KB.`),
   parse: 'text',
 }
 
 /** 400 for a form of more than CALLBACK_MAX_FIELDS fields (counted as URLSearchParams reads them, empty pairs skipped). */
 export function checkCallbackFields(form: string): void {
   if (formFieldCount(form, CALLBACK_MAX_FIELDS) > CALLBACK_MAX_FIELDS) {
-    throw invalid(`A Twilio callback has at most ${CALLBACK_MAX_FIELDS} form fields.`)
+    throw invalid(`A carrier callback has at most ${CALLBACK_MAX_FIELDS} form fields.`)
   }
 }
 

@@ -114,6 +114,8 @@ export interface SeatLegPort {
   sat(seatId: string, at: number): boolean
   /** The leg is over: the seat ends with `reason` (no-op when it has ended already). */
   ended(seatId: string, reason: 'hung_up' | 'no_answer' | 'not_accepted' | 'failed', at: number): void
+  /** Whether a seat's leg already has this carrier call id (a callback names only its own leg). */
+  named?(carrierCallId: string): boolean
 }
 
 /** Everything a carrier's factory may use. */

@@ -38,6 +38,8 @@ const ACCESS: Record<string, Access> = {
   'GET /orgs/{org}/campaigns/{id}/seats': 'owner', 'POST /orgs/{org}/campaigns/{id}/seats': 'owner', 'DELETE /orgs/{org}/campaigns/{id}/seats/{seat}': 'owner',
   'GET /orgs/{org}/abandonment': 'session', 'GET /orgs/{org}/floor': 'session', 'GET /orgs/{org}/floor/stream': 'session',
   'POST /orgs/{org}/calls/{id}/supervise': 'owner',
+  // Caller-ID health (issue 31): carriers' settings and putting a rested number back are for owners.
+  'GET /orgs/{org}/numbers': 'owner', 'POST /orgs/{org}/numbers/{number}/put-back': 'owner',
 }
 
 export const accessOf = (route: Route): Access | undefined => ACCESS[`${route.method} ${route.template.slice(CONSOLE_API.length)}`]
@@ -78,6 +80,8 @@ function pieceFor(w: World, sw: SurfaceWorld, template: string, index: number): 
   }
   if (name === 'action') return fc.oneof({ weight: 8, arbitrary: fc.constantFrom('disable', 'enable').map((raw): Piece => ({ raw, owner: null })) }, { weight: 1, arbitrary: junk })
   const collection = name === 'delivery' ? 'deliveries' : template.slice(0, m.index).split('/').filter(Boolean).pop()!
+  // The Twilio organization's caller ID: a number of another organization than A's (A has none).
+  if (collection === 'numbers') return fc.oneof(...of([encodeURIComponent('+12125550100'), '+12125550100'], 'notA', 4), { weight: 2, arbitrary: junk })
   if (collection === 'users') return fc.oneof(...of(sw.users.fuzzed, 'A', 6), ...of(sw.users.other, 'B', 2), { weight: 1, arbitrary: junk })
   if (collection === 'keys') return fc.oneof(...of(sw.keys.fuzzed, 'A', 6), ...of(sw.keys.other, 'B', 2), { weight: 1, arbitrary: junk })
   const kinds: Record<string, IdKind> = { campaigns: 'campaign', calls: 'call', dnc: 'dnc', webhooks: 'webhook', deliveries: 'delivery', leads: 'lead' }

@@ -52,6 +52,10 @@ export function telnyxService(options: { prefix: string; adminToken: string; spe
     get base(): string {
       return state.base
     },
+    /** The campaign `seedOrg` made (where `addLead` puts leads by default). */
+    get campaignId(): string {
+      return state.campaignId
+    },
     output: () => output(),
     /** The service's fake clock now (unix ms). */
     clockNow: (): number => clock?.now() ?? Date.now(),

@@ -43,6 +43,10 @@ export function seatStore(db: Db) {
       return db.select().from(seats).where(and(eq(seats.campaignId, campaignId), eq(seats.state, 'waiting')))
         .orderBy(asc(seats.updated), asc(seats.id)).limit(1).get()
     },
+    /** The seat whose own leg the carrier knows by this id. */
+    byCarrierCallId(carrierCallId: string): SeatRow | undefined {
+      return db.select().from(seats).where(eq(seats.carrierCallId, carrierCallId)).get()
+    },
     /** The seat on a call with this lead call now. */
     withLead(leadCallId: string): SeatRow | undefined {
       return db.select().from(seats).where(and(eq(seats.leadCallId, leadCallId), eq(seats.state, 'on_call'))).get()

@@ -69,6 +69,7 @@ export function seatPorts(board: () => SeatBoardService): { seats: SeatPort; sea
     seatLegs: {
       get: (seatId) => board().legs.get(seatId), save: (seatId, changes) => board().legs.save(seatId, changes),
       sat: (seatId, at) => board().legs.sat(seatId, at), ended: (seatId, reason, at) => board().legs.ended(seatId, reason, at),
+      named: (carrierCallId) => board().legs.named?.(carrierCallId) ?? false,
     },
   }
 }
@@ -114,6 +115,7 @@ export function seatBoard(deps: SeatBoardDeps): SeatBoardService {
       const row = seats.get(seatId)
       if (row) close(row, reason, at)
     },
+    named: (carrierCallId) => seats.byCarrierCallId(carrierCallId) !== undefined,
   }
 
   return {

@@ -109,6 +109,8 @@ export class SeatedCallEngine extends FloorCallEngine {
         if (step !== 'conference') {
           if (sid === undefined || !this.wire.callSid.test(sid) || (current.carrierCallId !== null && current.carrierCallId !== sid)) return { status: 200, twiml: null }
           if (current.carrierCallId === null) {
+            // Telnyx signs no URL: another call's signed callback sent to this path must not name (and hang up) that call.
+            if (this.deps.store.bySid?.(sid) !== undefined || legs.named?.(sid)) return { status: 200, twiml: null }
             legs.save(input.seatId, { carrierCallId: sid })
             // Ended before the carrier named its leg: hung up now.
             const rest = current.state === 'ended' ? this.wire.rest(current.orgId) : null

@@ -152,8 +152,9 @@ export class CallEngine implements Carrier {
     let actions: RestAction[] = []
     const reply = this.deps.transaction((): CallbackReply => {
       const current = this.deps.store.get(input.callId)!
-      // Callbacks carry the call's sid; the first one may come before the create reply stored it.
-      if (sid === undefined || (current.carrierCallId !== null && current.carrierCallId !== sid) || !this.wire.callSid.test(sid)) {
+      // The call's own sid (the first callback may come before the create reply), never another call's (Telnyx signs no URL).
+      const taken = (s: string) => this.deps.store.bySid?.(s) !== undefined || this.deps.seatLegs?.named?.(s) === true
+      if (sid === undefined || (current.carrierCallId !== null && current.carrierCallId !== sid) || !this.wire.callSid.test(sid) || (current.carrierCallId === null && taken(sid))) {
         return { status: 200, twiml: null }
       }
       const before = current.state as CarrierState
