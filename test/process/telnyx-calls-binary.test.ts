@@ -112,4 +112,18 @@ describe('Telnyx through the service as shipped', () => {
     const stream = emulator.stream(seen.callSid!)!
     expect(stream.url).toBe(`${service.base.replace(/^http/, 'ws')}/telnyx/streams`)
   })
+
+  test('a call cut by SIGKILL is looked up at Telnyx on the next boot and closed', async () => {
+    const leadId = await addLead(ny('01', 29))
+    const up = await callOf(leadId, (c) => c.status === 'in_progress')
+    await service.stop('SIGKILL')
+    // Telnyx's callbacks to the dead process fail; the emulator ends the call.
+    const sid = [...emulator.calls.values()].find((c) => c.to === ny('01', 29))!.sid
+    await emulator.settled(sid)
+    await service.start()
+    const closed = await callOf(leadId, (c) => c.id === up.id && c.status === 'ended')
+    expect(closed.duration_seconds).toBeGreaterThan(0)
+    expect(sid).toStartWith('v3:')
+    expect(emulator.received.some((r) => r.method === 'GET' && r.path === `/v2/texml/Accounts/${ACCOUNT}/Calls/${encodeURIComponent(sid)}`)).toBe(true)
+  })
 })

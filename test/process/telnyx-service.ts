@@ -67,6 +67,14 @@ export function telnyxService(options: { prefix: string; adminToken: string; spe
       clock = await startClock(state.base, options.adminToken)
       emulator.clockSkew = Math.round((clock.now() - Date.now()) / 1000)
     },
+    /** Stops the service only (the emulator and the data stay), as a crash (SIGKILL) or a stop would. */
+    async stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+      await clock?.stop()
+      clock = null
+      server?.kill(signal)
+      await server?.exited
+      server = null
+    },
     async close(): Promise<void> {
       await clock?.stop()
       server?.kill('SIGTERM')
