@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { basic, scratchDir } from '../harness'
+import { daytimeStart, startClock, type RunningClock } from './daytime-clock'
 import { serviceCommand, spawnService, type ServiceProcess } from './spawn-service'
 
 setDefaultTimeout(60_000)
@@ -17,6 +18,7 @@ setDefaultTimeout(60_000)
 const ADMIN = 'console-floor-binary-admin-0123456789'
 const work = scratchDir('dialer-console-floor-')
 let server: ServiceProcess | null = null
+let clock: RunningClock | null = null
 let base = ''
 let orgId = ''
 let campaignId = ''
@@ -46,10 +48,12 @@ beforeAll(async () => {
   const command = serviceCommand(work.path)
   const started = await spawnService({
     command, dataDir: join(work.path, 'data'), cwd: join(work.path, 'run'),
-    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0', DIALER_CHECK_REPLIES: '1' },
+    env: { PATH: process.env.PATH ?? '', HOME: work.path, DIALER_ADMIN_TOKEN: ADMIN, DIALER_LOG_REQUESTS: '0', DIALER_CHECK_REPLIES: '1', DIALER_FAKE_CLOCK: '1' },
   })
   server = started.proc
   base = started.base
+  // A New York daytime hour, so the live lead is called whatever the time of the run.
+  clock = await startClock(base, ADMIN, daytimeStart(Date.now(), ['America/New_York']))
   orgId = (await admin('POST', '/orgs', { name: 'Floor Roofing', timezone: 'America/New_York' })).body.data.id
   campaignId = (await admin('POST', `/orgs/${orgId}/campaigns`, { name: 'Floor roofs', status: 'active', sdrs: [{ name: 'Alex Rivera', phone: '+12125550111' }] })).body.data.id
   for (const [email, role] of [['owner@floor.example', 'owner'], ['sdr@floor.example', 'sdr']]) {
@@ -58,6 +62,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
+  await clock?.stop()
   server?.kill('SIGTERM')
   await server?.exited
   work.remove()
