@@ -1,3 +1,5 @@
+import type { CallerIdCall } from '../../db/stores/caller-id-store'
+
 /**
  * Caller-ID health (docs/caller-ids.md): a number's figures over its recent calls, its
  * campaign's baseline over the same window on the campaign's other numbers, and the rule that
@@ -20,19 +22,8 @@ export const ANSWER_RATE_FLOOR = 0.5
 export const DECLINE_FACTOR = 3
 export const DECLINE_SHARE_FLOOR = 0.2
 
-/** One ended outbound live call as health reads it. */
-export interface HealthCall {
-  callerId: string
-  campaignId: string
-  started: number
-  ended: number | null
-  answered: number | null
-  answeredBy: string | null
-  rangAt: number | null
-  durationSeconds: number | null
-  outcome: string | null
-  attestation: string | null
-}
+/** One ended outbound live call as health reads it (the store's row shape). */
+export type HealthCall = CallerIdCall
 
 export interface Figures {
   calls: number
